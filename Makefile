@@ -1,0 +1,97 @@
+# hotpath — build, test, benchmark and install the LD_PRELOAD profiler.
+# `make` builds build/libhotpath.so; `make demo` and `make test` install missing Debian
+# packages first when run as root (scripts/install-deps.sh).
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   := build
+
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -pthread
+LIB_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fexceptions -ftls-model=initial-exec
+LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -pthread
+
+LIB_SRC := $(wildcard preload/*.c collectors/*.c report/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB     := $(BUILD)/libhotpath.so
+
+# Parts the unit tests link directly (everything but the hooks and the process-wide pieces).
+UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c \
+            report/buf.c report/format.c report/utf8.c report/table.c report/json.c
+UNIT_TESTS := $(wildcard tests/unit/test_*.c)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+TARGET_SRC := $(wildcard tests/targets/*.c)
+TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
+
+.PHONY: all deps demo test unit unit-asan integration bench install clean check-build-deps
+
+all: $(LIB)
+
+$(BUILD)/obj/%.o: %.c $(wildcard preload/*.h collectors/*.h report/*.h) | check-build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	$(CC) -o $@ $^ $(LIB_LDFLAGS)
+
+check-build-deps:
+	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }
+
+deps:
+	@scripts/install-deps.sh
+
+# ---- test programs ----
+$(BUILD)/targets/%: tests/targets/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
+$(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g $(WARN) -pthread $< -o $@
+
+# ---- demo ----
+demo: deps $(LIB) $(BUILD)/targets/demo
+	./hotpath-run.sh $(BUILD)/targets/demo
+
+# ---- tests ----
+test: deps
+	@$(MAKE) --no-print-directory unit unit-asan integration
+
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRC) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
+
+$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_SRC) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
+
+unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
+	@for t in $^; do echo "== $$t"; CK_FORK=yes $$t || exit 1; done
+
+unit-asan: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
+	@for t in $^; do echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 CK_FORK=no $$t || exit 1; done
+
+integration: $(LIB) $(TARGETS)
+	/usr/bin/python3 tests/integration/run.py
+
+# ---- benchmark ----
+bench: $(LIB) $(BUILD)/bench/alloc_bench
+	scripts/bench.sh
+
+$(BUILD)/bench/alloc_bench: scripts/alloc_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
+# ---- install ----
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhotpath.so
+	install -m 0755 hotpath-run.sh $(DESTDIR)$(PREFIX)/bin/hotpath-run
+	install -m 0644 hotpath-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/hotpath-run.1
+
+clean:
+	rm -rf $(BUILD)

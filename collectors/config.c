@@ -1,0 +1,170 @@
+/* config.c — parsing of the HOTPATH_* environment (see config.h). Pure: the caller passes the
+ * environment lookup and the warning sink, so the unit tests drive it directly. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const hp_section_keys[HP_SEC_COUNT] = {
+    "threads", "mutexes", "rw_locks", "io", "functions_cpu", "functions_alloc",
+};
+
+/* Per-section row limit variables and their defaults; HOTPATH_LIMIT replaces every default. */
+static const struct { const char *var; unsigned def; } limit_vars[HP_SEC_COUNT] = {
+    { "HOTPATH_THREADS_LIMIT", 5 },   { "HOTPATH_MUTEXES_LIMIT", 5 },
+    { "HOTPATH_RW_LOCKS_LIMIT", 5 },  { "HOTPATH_IO_LIMIT", 5 },
+    { "HOTPATH_FUNCTIONS_LIMIT", 15 }, { "HOTPATH_FUNCTIONS_LIMIT", 15 },
+};
+
+struct hp_config hp_config;
+
+static void warn_bad(hp_warn_fn warn, const char *var, const char *value, const char *expected,
+                     const char *def)
+{
+    char line[512];
+    snprintf(line, sizeof line, "hotpath: %s=\"%.200s\" is not %s; using %s", var, value,
+             expected, def);
+    warn(line);
+}
+
+/* A whole decimal number in [lo, hi], nothing else. */
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    if (!*s) return -1;
+    unsigned long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (unsigned)(*p - '0');
+        if (v > hi) return -1;
+    }
+    if (v < lo) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static void parse_number(hp_getenv_fn get, hp_warn_fn warn, const char *var, unsigned lo,
+                         unsigned hi, const char *expected, unsigned *val)
+{
+    const char *s = get(var);
+    if (!s) return;
+    if (parse_uint(s, lo, hi, val) == 0) return;
+    char def[32];
+    snprintf(def, sizeof def, "%u", *val);
+    warn_bad(warn, var, s, expected, def);
+}
+
+static void parse_format(hp_getenv_fn get, hp_warn_fn warn, enum hp_format *f)
+{
+    static const char *const names[] = { "table", "json", "json-pretty", "none" };
+    const char *s = get("HOTPATH_OUTPUT_FORMAT");
+    if (!s) return;
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(s, names[i]) == 0) { *f = (enum hp_format)i; return; }
+    warn_bad(warn, "HOTPATH_OUTPUT_FORMAT", s, "one of table, json, json-pretty, none", "table");
+}
+
+/* A section name as JSON writes it; "io-read" style text titles are accepted too. */
+static int section_id(const char *name, size_t len)
+{
+    char key[32];
+    if (len == 0 || len >= sizeof key) return -1;
+    for (size_t i = 0; i < len; i++) key[i] = name[i] == '-' ? '_' : name[i];
+    key[len] = 0;
+    if (strcmp(key, "io_read") == 0 || strcmp(key, "io_write") == 0) return HP_SEC_IO;
+    for (int i = 0; i < HP_SEC_COUNT; i++)
+        if (strcmp(key, hp_section_keys[i]) == 0) return i;
+    return -1;
+}
+
+/* "all", "threads,io", "all,-threads", "-threads" (all but threads). */
+static int parse_sections(const char *s, uint32_t *out)
+{
+    const uint32_t all = (1u << HP_SEC_COUNT) - 1;
+    uint32_t mask = 0;
+    int first = 1;
+    if (!*s) return -1;
+    while (*s) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        int minus = len > 0 && *s == '-';
+        const char *name = s + minus;
+        size_t nlen = len - (size_t)minus;
+        if (!minus && nlen == 3 && strncmp(name, "all", 3) == 0) {
+            mask = all;
+        } else {
+            int id = section_id(name, nlen);
+            if (id < 0) return -1;
+            if (minus) mask = (first ? all : mask) & ~(1u << id);
+            else mask |= 1u << id;
+        }
+        first = 0;
+        if (!end) break;
+        s = end + 1;
+        if (!*s) return -1;
+    }
+    *out = mask;
+    return 0;
+}
+
+void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
+{
+    memset(c, 0, sizeof *c);
+    c->interval_ms = 250;
+    c->format = HP_FORMAT_TABLE;
+    c->sections = (1u << HP_SEC_COUNT) - 1;
+
+    parse_number(get, warn, "HOTPATH_THREADS_INTERVAL_MS", 1, 3600000,
+                 "a whole number of milliseconds from 1 to 3600000", &c->interval_ms);
+
+    unsigned common = 0;
+    int has_common = 0;
+    const char *s = get("HOTPATH_LIMIT");
+    if (s) {
+        if (parse_uint(s, 0, 1000000, &common) == 0) has_common = 1;
+        else warn_bad(warn, "HOTPATH_LIMIT", s, "a whole number of rows (0 = all)",
+                      "each section's default");
+    }
+    for (int i = 0; i < HP_SEC_COUNT; i++) {
+        if (i > 0 && strcmp(limit_vars[i].var, limit_vars[i - 1].var) == 0) {
+            c->limits[i] = c->limits[i - 1];
+            continue;
+        }
+        c->limits[i] = has_common ? common : limit_vars[i].def;
+        parse_number(get, warn, limit_vars[i].var, 0, 1000000, "a whole number of rows (0 = all)",
+                     &c->limits[i]);
+    }
+
+    parse_format(get, warn, &c->format);
+
+    s = get("HOTPATH_OUTPUT_PATH");
+    if (s && *s) {
+        if (strlen(s) < sizeof c->output_path) strcpy(c->output_path, s);
+        else warn_bad(warn, "HOTPATH_OUTPUT_PATH", s, "a path shorter than 4096 bytes", "stderr");
+    }
+
+    s = get("HOTPATH_REPORT");
+    if (s && parse_sections(s, &c->sections) != 0)
+        warn_bad(warn, "HOTPATH_REPORT", s,
+                 "a list of sections (all, threads, mutexes, rw_locks, io, functions_cpu, "
+                 "functions_alloc; -name removes one)", "all");
+}
+
+int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size)
+{
+    unsigned n = 0;
+    for (const char *p = pattern; *p; p++) {
+        char num[24];
+        const char *add = num;
+        if (p[0] == '%' && p[1] == 'p') { snprintf(num, sizeof num, "%d", pid); p++; }
+        else if (p[0] == '%' && p[1] == 'n') { snprintf(num, sizeof num, "%u", image); p++; }
+        else if (p[0] == '%' && p[1] == '%') { num[0] = '%'; num[1] = 0; p++; }
+        else { num[0] = *p; num[1] = 0; }
+        size_t len = strlen(add);
+        if (n + len >= out_size) return -1;
+        memcpy(out + n, add, len);
+        n += (unsigned)len;
+    }
+    out[n] = 0;
+    return 0;
+}

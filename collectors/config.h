@@ -1,0 +1,36 @@
+/* config.h — every HOTPATH_* setting, parsed in one place. A value that does not parse gets one
+ * line on stderr naming the variable, the value and the default used. */
+#ifndef HP_CONFIG_H
+#define HP_CONFIG_H
+
+#include <stdint.h>
+
+enum hp_format { HP_FORMAT_TABLE, HP_FORMAT_JSON, HP_FORMAT_JSON_PRETTY, HP_FORMAT_NONE };
+
+/* Report sections by their JSON key, in report order (DESIGN.md "One report model"). */
+enum hp_section_id {
+    HP_SEC_THREADS, HP_SEC_MUTEXES, HP_SEC_RW_LOCKS, HP_SEC_IO,
+    HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC, HP_SEC_COUNT
+};
+extern const char *const hp_section_keys[HP_SEC_COUNT];
+
+#define HP_OUTPUT_PATH_MAX 4096
+
+struct hp_config {
+    unsigned interval_ms;               /* HOTPATH_THREADS_INTERVAL_MS, default 250 */
+    unsigned limits[HP_SEC_COUNT];      /* text rows per section, 0 = all */
+    enum hp_format format;              /* HOTPATH_OUTPUT_FORMAT */
+    char output_path[HP_OUTPUT_PATH_MAX]; /* HOTPATH_OUTPUT_PATH, "" = stderr */
+    uint32_t sections;                  /* HOTPATH_REPORT, bit per hp_section_id */
+};
+
+typedef const char *(*hp_getenv_fn)(const char *name);
+typedef void (*hp_warn_fn)(const char *line);
+
+void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn);
+/* Expand %p (pid), %n (process image number) and %% in an output path; 0, or -1 if too long. */
+int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size);
+
+extern struct hp_config hp_config;
+
+#endif

@@ -1,0 +1,19 @@
+/* platform.h — what the sampler asks of the operating system, behind one small interface
+ * (Linux: /proc read with raw syscalls, no stdio and no opendir, which allocate). */
+#ifndef HP_PLATFORM_H
+#define HP_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "procfs.h"
+
+/* Thread ids of this process, into a growing array owned by the caller (hp_realloc). */
+int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
+int hp_platform_task_stat(int tid, struct hp_task_stat *out);
+int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
+int hp_platform_gettid(void);
+/* The calling thread's comm (PR_GET_NAME), 16 bytes with the terminator. */
+void hp_platform_thread_comm(char out[16]);
+
+#endif

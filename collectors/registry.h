@@ -1,0 +1,72 @@
+/* registry.h — every thread the process has had: one record per thread (kept after it exits,
+ * with its final figures) and the live per-thread states the hooks write into. Records never move,
+ * so a record's number is stable; all changes happen under one short lock, never on a malloc path. */
+#ifndef HP_REGISTRY_H
+#define HP_REGISTRY_H
+
+#include <stdint.h>
+
+#include "thread_state.h"
+
+#define HP_COMM_MAX 16
+
+struct hp_record {
+    int tid;                        /* 0 until the thread has started */
+    uint32_t index;                 /* creation order; the main thread is 0 */
+    unsigned long pthread;          /* pthread_t, 0 when unknown */
+    char name[HP_COMM_MAX];         /* set through pthread_setname_np or prctl */
+    char comm[HP_COMM_MAX];         /* last seen in /proc */
+    char inherited[HP_COMM_MAX];    /* the creator's comm when the thread was made */
+    unsigned char named;            /* name is valid */
+    unsigned char unused;           /* reserved for a thread whose creation failed */
+    unsigned char exited;           /* the thread has ended: CPU figures are final */
+    unsigned char gone;             /* no longer in /proc: its counters are folded, state recycled */
+    char status;                    /* state letter from /proc, 0 before the first sample */
+    unsigned char has_pct;          /* cpu_pct holds a measured interval */
+    unsigned char has_max;          /* max_pct holds at least one measured interval */
+    uint64_t cpu_user_ns, cpu_sys_ns;
+    uint64_t base_cpu_ns, base_time_ns; /* the previous reading, for CPU% */
+    double cpu_pct, max_pct;
+    uint64_t alloc_bytes, alloc_count, free_bytes, free_count; /* final, once gone */
+    struct hp_thread *state;
+    void *(*start_fn)(void *);      /* what the thread runs, until it has started */
+    void *start_arg;
+};
+
+struct hp_counts { uint64_t alloc_bytes, alloc_count, free_bytes, free_count; };
+
+void hp_registry_lock(void);
+void hp_registry_unlock(void);
+uint32_t hp_registry_count(void);
+struct hp_record *hp_record_at(uint32_t i);   /* caller holds the lock */
+void hp_record_counts(const struct hp_record *r, struct hp_counts *out); /* caller holds the lock */
+
+/* A thread is about to be created: its record is made now so its index is its creation order,
+ * and holds what the thread will run (no allocation needed to pass it along). */
+uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg);
+void hp_registry_unreserve(uint32_t rec);
+/* pthread_create returned: the parent knows the pthread_t before the thread may have run. */
+void hp_registry_created(uint32_t rec, unsigned long pthread);
+/* The comm a thread had when first seen; a different comm later means it was renamed. */
+void hp_registry_inherit(uint32_t rec, const char *comm);
+/* The calling thread starts: attach a fresh state to its record (rec may be HP_NO_RECORD). */
+struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthread,
+                                     uint64_t cpu_ns, uint64_t now_ns);
+/* A thread with no state (not created through our hook): find or make its record. */
+struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu_ns, uint64_t now_ns);
+/* A profiler thread: a state with the guard set for life, and no record. */
+struct hp_thread *hp_registry_profiler_state(void);
+/* The sampler saw a thread it does not know (caller holds the lock). */
+void hp_registry_discover(int tid, const char *process_comm);
+/* The calling thread ends: its final CPU times. */
+void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns);
+/* The thread left /proc: fold its counters and recycle its state (caller holds the lock). */
+void hp_registry_gone(struct hp_record *r);
+/* Names: of a pthread (any thread), or of the calling thread's record. */
+void hp_registry_name_pthread(unsigned long pthread, const char *name);
+void hp_registry_name_record(uint32_t rec, const char *name);
+/* In a fork child only the calling thread survives: it becomes record 0, counters from zero. */
+void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthread,
+                            uint64_t cpu_ns, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,256 @@
+/* sampler.c — see sampler.h. A pass lists /proc/self/task, retires records of threads that left,
+ * adopts threads seen twice but never registered, then reads each live thread's stat and CPU
+ * clock outside the registry lock and stores the results under it. */
+#define _GNU_SOURCE
+#include "sampler.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "memory.h"
+#include "platform.h"
+#include "registry.h"
+#include "sort.h"
+#include "spinlock.h"
+
+struct reading {
+    uint32_t record;
+    int tid;
+    int ok;
+    struct hp_task_stat stat;
+    uint64_t cpu_ns, at_ns;
+};
+
+static hp_spinlock pass_lock = HP_SPINLOCK_INIT;   /* one pass at a time: sampler or report */
+static int *tids, *pending, *next_pending;
+static size_t ntids, cap_tids, npending, cap_pending, cap_next;
+static unsigned char *known;
+static size_t cap_known;
+static struct reading *work;
+static size_t cap_work;
+static char process_comm[16];
+
+static int wake_fd = -1, done_fd = -1;
+static _Atomic int sampler_tid;
+static _Atomic int report_requested;
+static void (*report_callback)(void);
+static _Atomic uint64_t last_rss, last_peak_rss;
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static long find_int(const int *a, size_t n, int v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == v ? (long)lo : -1;
+}
+
+static int reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need) ncap *= 2;
+    void *q = hp_realloc(*p, ncap * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
+
+int hp_is_profiler_tid(int tid)
+{
+    return tid != 0 && tid == atomic_load(&sampler_tid);
+}
+
+/* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced,
+ * and list the live ones to read. Returns how many readings to take. */
+static size_t reconcile(void)
+{
+    size_t nwork = 0, nnext = 0;
+    if (reserve((void **)&known, &cap_known, ntids, 1) != 0) return 0;
+    memset(known, 0, ntids);
+    uint32_t count = hp_registry_count();
+    for (uint32_t i = 0; i < count; i++) {
+        struct hp_record *r = hp_record_at(i);
+        if (r->gone || r->tid == 0) continue;
+        long at = find_int(tids, ntids, r->tid);
+        if (at < 0) { hp_registry_gone(r); continue; }
+        known[at] = 1;
+        if (r->exited) continue;
+        if (reserve((void **)&work, &cap_work, nwork + 1, sizeof *work) != 0) break;
+        work[nwork].record = i;
+        work[nwork].tid = r->tid;
+        nwork++;
+    }
+    for (size_t k = 0; k < ntids; k++) {
+        if (known[k] || hp_is_profiler_tid(tids[k])) continue;
+        if (find_int(pending, npending, tids[k]) >= 0) hp_registry_discover(tids[k], process_comm);
+        else next_pending[nnext++] = tids[k];
+    }
+    memcpy(pending, next_pending, nnext * sizeof *pending);
+    npending = nnext;
+    return nwork;
+}
+
+static void read_thread(struct reading *w)
+{
+    w->ok = hp_platform_task_stat(w->tid, &w->stat) == 0 && hp_thread_cpu_ns(w->tid, &w->cpu_ns) == 0;
+    w->at_ns = hp_now_ns();
+}
+
+static void store(const struct reading *w, uint64_t min_interval_ns)
+{
+    struct hp_record *r = hp_record_at(w->record);
+    if (!w->ok || r->tid != w->tid || r->exited || r->gone) return;
+    r->status = w->stat.state;
+    memcpy(r->comm, w->stat.comm, sizeof r->comm);
+    uint64_t ticks = w->stat.utime_ticks + w->stat.stime_ticks;
+    /* Ticks give the user/system split; the CPU clock gives the total to the nanosecond. */
+    r->cpu_user_ns = ticks ? (uint64_t)((double)w->cpu_ns * (double)w->stat.utime_ticks / (double)ticks)
+                           : w->cpu_ns;
+    r->cpu_sys_ns = w->cpu_ns - r->cpu_user_ns;
+    if (r->base_time_ns == 0) {
+        r->base_cpu_ns = w->cpu_ns;
+        r->base_time_ns = w->at_ns;
+        return;
+    }
+    uint64_t dt = w->at_ns - r->base_time_ns;
+    if (dt < min_interval_ns || dt == 0) return;
+    double pct = w->cpu_ns > r->base_cpu_ns ? 100.0 * (double)(w->cpu_ns - r->base_cpu_ns) / (double)dt : 0;
+    if (pct > 100.0) pct = 100.0;
+    r->cpu_pct = pct;
+    r->has_pct = 1;
+    if (!r->has_max || pct > r->max_pct) r->max_pct = pct;
+    r->has_max = 1;
+    r->base_cpu_ns = w->cpu_ns;
+    r->base_time_ns = w->at_ns;
+}
+
+void hp_sample(int final)
+{
+    hp_spin_lock(&pass_lock);
+    uint64_t interval_ns = (uint64_t)hp_config.interval_ms * 1000000u;
+    uint64_t rss = 0, peak = 0;
+    if (hp_platform_rss(&rss, &peak) == 0) {
+        atomic_store(&last_rss, rss);
+        atomic_store(&last_peak_rss, peak);
+    }
+    if (hp_platform_list_tasks(&tids, &ntids, &cap_tids) != 0 ||
+        reserve((void **)&pending, &cap_pending, ntids + npending, sizeof *pending) != 0) {
+        hp_spin_unlock(&pass_lock);
+        return;
+    }
+    if (reserve((void **)&next_pending, &cap_next, ntids, sizeof *next_pending) != 0) {
+        hp_spin_unlock(&pass_lock);
+        return;
+    }
+    hp_sort(tids, ntids, sizeof *tids, cmp_int);
+
+    hp_registry_lock();
+    size_t nwork = reconcile();
+    hp_registry_unlock();
+
+    for (size_t k = 0; k < nwork; k++) read_thread(&work[k]);
+
+    /* A report's last pass updates CPU% only over a long enough stretch to mean something. */
+    uint64_t min_interval = final ? interval_ns / 4 : interval_ns / 10;
+    hp_registry_lock();
+    for (size_t k = 0; k < nwork; k++) store(&work[k], min_interval);
+    hp_registry_unlock();
+    hp_spin_unlock(&pass_lock);
+}
+
+void hp_sampler_figures(struct hp_process_figures *out)
+{
+    out->rss_bytes = atomic_load(&last_rss);
+    out->peak_rss_bytes = atomic_load(&last_peak_rss);
+    out->profiler_cpu_ns = 0;
+    int tid = atomic_load(&sampler_tid);
+    if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    hp_self = hp_registry_profiler_state();
+    atomic_store(&sampler_tid, hp_platform_gettid());
+    for (;;) {
+        struct pollfd p = { .fd = wake_fd, .events = POLLIN };
+        int r = (int)syscall(SYS_poll, &p, 1, (int)hp_config.interval_ms);
+        if (r > 0) {
+            uint64_t v;
+            syscall(SYS_read, wake_fd, &v, sizeof v);
+        }
+        if (atomic_exchange(&report_requested, 0)) {
+            report_callback();
+            uint64_t one = 1;
+            syscall(SYS_write, done_fd, &one, sizeof one);
+            continue;
+        }
+        hp_sample(0);
+    }
+    return NULL;
+}
+
+static int launch(void)
+{
+    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd < 0 || done_fd < 0) return -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t th;
+    int err = pthread_create(&th, &attr, sampler_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err ? -1 : 0;
+}
+
+int hp_sampler_start(void (*report_fn)(void))
+{
+    report_callback = report_fn;
+    hp_platform_thread_comm(process_comm);
+    return launch();
+}
+
+void hp_sampler_restart_in_child(void)
+{
+    if (wake_fd >= 0) syscall(SYS_close, wake_fd);
+    if (done_fd >= 0) syscall(SYS_close, done_fd);
+    atomic_flag_clear(&pass_lock.held);
+    atomic_store(&sampler_tid, 0);
+    atomic_store(&report_requested, 0);
+    npending = 0;
+    launch();
+}
+
+int hp_sampler_report_from_signal(int timeout_ms)
+{
+    if (atomic_load(&sampler_tid) == 0 || wake_fd < 0) return -1;
+    atomic_store(&report_requested, 1);
+    uint64_t one = 1;
+    syscall(SYS_write, wake_fd, &one, sizeof one);
+    struct pollfd p = { .fd = done_fd, .events = POLLIN };
+    return syscall(SYS_poll, &p, 1, timeout_ms) > 0 ? 0 : -1;
+}

@@ -1,0 +1,27 @@
+/* sampler.h — the profiler's background thread: every interval it reads each thread's state and
+ * CPU time, notices threads that ended or that it never saw created, and reads the RSS. It is
+ * also the thread that writes the report when a signal asks for one. */
+#ifndef HP_SAMPLER_H
+#define HP_SAMPLER_H
+
+#include <stdint.h>
+
+struct hp_process_figures {
+    uint64_t rss_bytes, peak_rss_bytes;
+    uint64_t profiler_cpu_ns;
+};
+
+/* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the report. */
+int hp_sampler_start(void (*report_fn)(void));
+/* In a fork child: the sampler did not survive; start a new one. */
+void hp_sampler_restart_in_child(void);
+/* One pass over every thread now (also used by the report, with final = 1). */
+void hp_sample(int final);
+void hp_sampler_figures(struct hp_process_figures *out);
+/* From a signal handler: have the sampler write the report, wait for it at most timeout_ms.
+ * Async-signal-safe; returns 0 when the report was written. */
+int hp_sampler_report_from_signal(int timeout_ms);
+/* Whether tid is one of the profiler's own threads. */
+int hp_is_profiler_tid(int tid);
+
+#endif

@@ -1,0 +1,138 @@
+/* bootstrap.c — how libhotpath.so comes alive in a process: resolving the real functions (with a
+ * static arena while dlsym allocates), the constructor that starts the profiler, and the atexit
+ * handler that writes the report. */
+#define _GNU_SOURCE
+#include "real.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "../collectors/clock.h"
+#include "../collectors/config.h"
+#include "../collectors/memory.h"
+#include "../collectors/platform.h"
+#include "../collectors/registry.h"
+#include "../collectors/sampler.h"
+#include "../report/report.h"
+
+struct hp_real hp_real;
+int hp_active;
+int hp_pid;
+
+/* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
+
+#define BOOT_ARENA_SIZE (64 * 1024)
+char hp_boot_arena[BOOT_ARENA_SIZE] __attribute__((aligned(64)));
+const size_t hp_boot_arena_size = BOOT_ARENA_SIZE;
+static size_t boot_used;
+
+void *hp_boot_alloc(size_t n, size_t align)
+{
+    if (align < 16) align = 16;
+    size_t start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
+    if (n > BOOT_ARENA_SIZE || start + n > BOOT_ARENA_SIZE) return NULL;
+    memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
+    boot_used = start + n;
+    return hp_boot_arena + start;   /* static storage: already zero, never reused */
+}
+
+size_t hp_boot_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - sizeof n, sizeof n);
+    return n;
+}
+
+/* ---- resolution ---- */
+
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+static int resolved;
+
+#define LOOKUP(field, name) (*(void **)&hp_real.field = dlsym(RTLD_NEXT, name))
+
+int hp_resolve(void)
+{
+    if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return 1;
+    if (resolving) return 0;
+    resolving = 1;
+    int saved = errno;
+    LOOKUP(calloc, "calloc");
+    LOOKUP(free, "free");
+    LOOKUP(realloc, "realloc");
+    LOOKUP(posix_memalign, "posix_memalign");
+    LOOKUP(aligned_alloc, "aligned_alloc");
+    LOOKUP(memalign, "memalign");
+    LOOKUP(valloc, "valloc");
+    LOOKUP(pvalloc, "pvalloc");
+    LOOKUP(usable_size, "malloc_usable_size");
+    LOOKUP(pthread_create, "pthread_create");
+    LOOKUP(pthread_exit, "pthread_exit");
+    LOOKUP(pthread_setname_np, "pthread_setname_np");
+    LOOKUP(prctl, "prctl");
+    LOOKUP(fork, "fork");
+    LOOKUP(exit_, "_exit");
+    LOOKUP(Exit_, "_Exit");
+    LOOKUP(sigaction, "sigaction");
+    LOOKUP(signal, "signal");
+    LOOKUP(malloc, "malloc");   /* last: a non-NULL malloc means every lookup is done */
+    errno = saved;
+    resolving = 0;
+    __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* ---- threads the profiler did not see start ---- */
+
+struct hp_thread *hp_adopt_self(void)
+{
+    if (!hp_active) return NULL;
+    int saved = errno;
+    struct hp_thread *t = hp_registry_adopt(hp_platform_gettid(), (unsigned long)pthread_self(),
+                                            hp_self_cpu_ns(), hp_now_ns());
+    hp_self = t;
+    errno = saved;
+    return t;
+}
+
+/* ---- start and exit ---- */
+
+static void warn_line(const char *line)
+{
+    size_t n = strlen(line);
+    if (write(2, line, n) < 0 || write(2, "\n", 1) < 0) return;
+}
+
+static void at_exit(void)
+{
+    if (hp_active && getpid() == hp_pid) hp_report_write_final();
+}
+
+__attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    hp_resolve();
+    if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
+    if (!hp_real.malloc || !hp_real.usable_size || !hp_real.pthread_create) return;
+
+    hp_memory_init();
+    hp_pid = getpid();
+    hp_active = 1;
+    struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
+    if (!self) { hp_active = 0; return; }
+    self->guard++;
+    hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
+    char comm[16];
+    hp_platform_thread_comm(comm);
+    hp_registry_inherit(self->record, comm);
+    hp_report_identity(hp_pid, argc, argv, hp_now_ns());
+    hp_report_keep_stderr();
+    atexit(at_exit);
+    hp_signals_init();
+    if (hp_sampler_start(hp_report_write_final) != 0)
+        warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
+    self->guard--;
+}

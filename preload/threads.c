@@ -1,0 +1,104 @@
+/* threads.c — thread lifecycle hooks: pthread_create registers the new thread in creation order
+ * and starts it through a trampoline that folds its final CPU time when it ends (return,
+ * pthread_exit or cancellation); pthread_setname_np and prctl(PR_SET_NAME) record names. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include "../collectors/clock.h"
+#include "../collectors/platform.h"
+#include "../collectors/registry.h"
+#include "real.h"
+
+static void thread_ends(void *unused)
+{
+    (void)unused;
+    struct hp_thread *t = hp_self;
+    if (!t) return;
+    int saved = errno;
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        hp_registry_exit(t, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
+                         (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u);
+    errno = saved;
+}
+
+static void *trampoline(void *arg)
+{
+    uint32_t rec = (uint32_t)(uintptr_t)arg;
+    struct hp_record *r = hp_record_at(rec);   /* written before pthread_create: no lock needed */
+    void *(*fn)(void *) = r->start_fn;
+    void *fn_arg = r->start_arg;
+    hp_self = hp_registry_attach(rec, hp_platform_gettid(), (unsigned long)pthread_self(),
+                                 hp_self_cpu_ns(), hp_now_ns());
+    if (hp_self) hp_self->managed = 1;
+    void *ret;
+    pthread_cleanup_push(thread_ends, NULL);
+    ret = fn(fn_arg);
+    pthread_cleanup_pop(1);
+    return ret;
+}
+
+HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    hp_resolve();
+    struct hp_thread *self = hp_self;
+    if (!hp_active || (self && self->guard)) return hp_real.pthread_create(th, attr, fn, arg);
+    int saved = errno;
+    char comm[16];
+    hp_platform_thread_comm(comm);
+    uint32_t rec = hp_registry_reserve(comm, fn, arg);
+    errno = saved;
+    if (rec == HP_NO_RECORD) return hp_real.pthread_create(th, attr, fn, arg);
+    int err = hp_real.pthread_create(th, attr, trampoline, (void *)(uintptr_t)rec);
+    saved = errno;
+    if (err) hp_registry_unreserve(rec);
+    else hp_registry_created(rec, (unsigned long)*th);
+    errno = saved;
+    return err;
+}
+
+HP_EXPORT void pthread_exit(void *ret)
+{
+    hp_resolve();
+    struct hp_thread *t = hp_self;
+    /* threads we started fold their figures in the trampoline's cleanup handler */
+    if (hp_active && t && !t->managed && !t->guard) thread_ends(NULL);
+    hp_real.pthread_exit(ret);
+}
+
+HP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+    hp_resolve();
+    int r = hp_real.pthread_setname_np(th, name);
+    if (r == 0 && hp_active) {
+        int saved = errno;
+        hp_registry_name_pthread((unsigned long)th, name);
+        errno = saved;
+    }
+    return r;
+}
+
+HP_EXPORT int prctl(int option, ...)
+{
+    va_list ap;
+    va_start(ap, option);
+    unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+    unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+    va_end(ap);
+    hp_resolve();
+    int r = hp_real.prctl(option, a2, a3, a4, a5);
+    if (r == 0 && option == PR_SET_NAME && hp_active && a2) {
+        int saved = errno;
+        struct hp_thread *t = hp_self ? hp_self : hp_adopt_self();
+        char name[16] = { 0 };
+        strncpy(name, (const char *)a2, sizeof name - 1);   /* the kernel keeps 15 bytes */
+        if (t && !t->guard) hp_registry_name_record(t->record, name);
+        errno = saved;
+    }
+    return r;
+}

@@ -1,0 +1,89 @@
+/* format.c — see format.h. Numbers are built digit by digit: no snprintf, no floating point
+ * printf, nothing that could allocate. */
+#include "format.h"
+
+#include <string.h>
+
+/* Append the decimal digits of v at out[*n]. */
+static void put_uint(char *out, size_t *n, uint64_t v)
+{
+    char tmp[24];
+    size_t k = 0;
+    do { tmp[k++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (k) out[(*n)++] = tmp[--k];
+}
+
+static void put_str(char *out, size_t *n, const char *s)
+{
+    size_t len = strlen(s);
+    memcpy(out + *n, s, len);
+    *n += len;
+}
+
+/* sign, value / divisor rounded to `decimals` places (0–6), unit */
+static void fixed_ratio(char out[HP_FMT_MAX], const char *sign, uint64_t value, uint64_t divisor,
+                        int decimals, const char *unit)
+{
+    uint64_t scale = 1;
+    for (int i = 0; i < decimals; i++) scale *= 10;
+    unsigned __int128 scaled = ((unsigned __int128)value * scale + divisor / 2) / divisor;
+    uint64_t whole = (uint64_t)(scaled / scale), frac = (uint64_t)(scaled % scale);
+    size_t n = 0;
+    put_str(out, &n, sign);
+    put_uint(out, &n, whole);
+    if (decimals > 0) {
+        out[n++] = '.';
+        for (uint64_t d = scale / 10; d > 0; d /= 10) out[n++] = (char)('0' + (frac / d) % 10);
+    }
+    put_str(out, &n, unit);
+    out[n] = 0;
+}
+
+void hp_fmt_bytes(char out[HP_FMT_MAX], int64_t bytes)
+{
+    static const char *const units[] = { " KB", " MB", " GB", " TB", " PB", " EB" };
+    uint64_t mag = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes : (uint64_t)bytes;
+    const char *sign = bytes < 0 ? "-" : "";
+    if (mag < 1024) {
+        fixed_ratio(out, sign, mag, 1, 0, " B");
+        return;
+    }
+    int u = 0;
+    uint64_t div = 1024;
+    /* pick the unit after rounding, so 1023.96 KB prints as 1.0 MB */
+    while (u < 5 && ((unsigned __int128)mag * 10 + div / 2) / div >= 10240) {
+        div *= 1024;
+        u++;
+    }
+    fixed_ratio(out, sign, mag, div, 1, units[u]);
+}
+
+void hp_fmt_duration(char out[HP_FMT_MAX], uint64_t ns)
+{
+    if (ns < 1000) fixed_ratio(out, "", ns, 1, 0, " ns");
+    else if (ns < 999995) fixed_ratio(out, "", ns, 1000, 2, " µs");
+    else if (ns < 999995000) fixed_ratio(out, "", ns, 1000000, 2, " ms");
+    else fixed_ratio(out, "", ns, 1000000000, 2, " s");
+}
+
+void hp_fmt_cpu_seconds(char out[HP_FMT_MAX], uint64_t ns)
+{
+    fixed_ratio(out, "", ns, 1000000000, 3, "s");
+}
+
+void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals)
+{
+    uint64_t scale = 1;
+    if (decimals > 6) decimals = 6;
+    for (int i = 0; i < decimals; i++) scale *= 10;
+    double mag = v < 0 ? -v : v;
+    if (!(mag <= 1e12)) mag = 1e12;      /* also catches NaN */
+    uint64_t scaled = (uint64_t)(mag * (double)scale + 0.5);
+    fixed_ratio(out, v < 0 && scaled ? "-" : "", scaled, scale, decimals, "");
+}
+
+void hp_fmt_percent(char out[HP_FMT_MAX], double pct)
+{
+    hp_fmt_fixed(out, pct, 1);
+    strcat(out, "%");
+}

@@ -1,0 +1,18 @@
+/* format.h — how the report writes numbers (DESIGN.md "One report model"): bytes 1024-based
+ * (316 B, 12.4 KB), durations (412 ns, 17.09 µs, 1.16 ms, 4.28 s), CPU seconds (0.123s),
+ * percentages (98.2%), and fixed-point numbers for JSON. No floating-point printf. */
+#ifndef HP_FORMAT_H
+#define HP_FORMAT_H
+
+#include <stdint.h>
+
+#define HP_FMT_MAX 48
+
+void hp_fmt_bytes(char out[HP_FMT_MAX], int64_t bytes);
+void hp_fmt_duration(char out[HP_FMT_MAX], uint64_t ns);
+void hp_fmt_cpu_seconds(char out[HP_FMT_MAX], uint64_t ns);
+void hp_fmt_percent(char out[HP_FMT_MAX], double pct);
+/* v rounded to `decimals` places (0–6), e.g. 98.25; negative values keep their sign. */
+void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals);
+
+#endif

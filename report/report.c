@@ -1,0 +1,194 @@
+/* report.c — see report.h. The writer uses raw syscalls and the profiler's own memory only, so it
+ * can run while a program thread holds a libc lock (a report requested by a signal). */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../collectors/clock.h"
+#include "../collectors/memory.h"
+#include "../collectors/sampler.h"
+#include "format.h"
+#include "json.h"
+#include "section.h"
+
+static int report_pid;
+static uint64_t report_start_ns;
+static char **report_argv;
+static int report_argc;
+static _Atomic int written;
+static int stderr_copy = -1;
+
+void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns)
+{
+    report_pid = pid;
+    report_start_ns = start_ns;
+    report_argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report_argv);
+    if (!report_argv) return;
+    for (int i = 0; i < argc; i++)
+        if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
+}
+
+void hp_report_keep_stderr(void)
+{
+    /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
+     * and close-on-exec, within the descriptor limit. */
+    struct rlimit rl;
+    int floor = 3;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 64)
+        floor = (int)rl.rlim_cur - 32;
+    else if (rl.rlim_cur == RLIM_INFINITY)
+        floor = 1000;
+    stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, floor);
+}
+
+void hp_report_child_identity(int pid, uint64_t start_ns)
+{
+    report_pid = pid;
+    report_start_ns = start_ns;
+    atomic_store(&written, 0);
+}
+
+static const char *command(void)
+{
+    return report_argc > 0 ? report_argv[0] : "?";
+}
+
+struct taken {
+    const struct hp_section *section;
+    void *snap;
+};
+
+static unsigned take_snapshots(struct taken *out, uint32_t sections)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < hp_section_count; i++) {
+        const struct hp_section *s = hp_sections[i];
+        if (!(sections & (1u << s->id))) continue;
+        void *snap = s->snapshot();
+        if (snap) out[n++] = (struct taken){ s, snap };
+    }
+    return n;
+}
+
+static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed)
+{
+    char dur[HP_FMT_MAX];
+    hp_fmt_duration(dur, elapsed);
+    hp_buf_printf(out, "[hotpath] pid %d | ", report_pid);
+    hp_buf_puts(out, command());
+    hp_buf_printf(out, " | %s |", dur);
+    for (unsigned i = 0; i < n; i++) hp_buf_printf(out, "%s %s", i ? "," : "", t[i].section->title);
+    if (n == 0) hp_buf_puts(out, " no sections");
+    hp_buf_putc(out, '\n');
+    for (unsigned i = 0; i < n; i++) {
+        hp_buf_putc(out, '\n');
+        t[i].section->table(t[i].snap, out, hp_config.limits[t[i].section->id]);
+    }
+    struct hp_process_figures f;
+    hp_sampler_figures(&f);
+    char cpu[HP_FMT_MAX], mem[HP_FMT_MAX];
+    hp_fmt_cpu_seconds(cpu, f.profiler_cpu_ns);
+    hp_fmt_bytes(mem, (int64_t)hp_memory_in_use());
+    hp_buf_printf(out, "\n[hotpath] profiler cost: %s CPU, %s memory\n", cpu, mem);
+}
+
+static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed,
+                        int pretty)
+{
+    struct hp_json j;
+    hp_json_init(&j, out, pretty);
+    hp_json_object_begin(&j, NULL);
+    hp_json_string(&j, "type", "hotpath_report");
+    hp_json_string(&j, "version", HP_VERSION);
+    hp_json_i64(&j, "pid", report_pid);
+    hp_json_string(&j, "command", command());
+    hp_json_array_begin(&j, "argv");
+    for (int i = 0; i < report_argc; i++) hp_json_string(&j, NULL, report_argv[i]);
+    hp_json_array_end(&j);
+    hp_json_u64(&j, "elapsed_ns", elapsed);
+    struct hp_process_figures f;
+    hp_sampler_figures(&f);
+    hp_json_object_begin(&j, "profiler");
+    hp_json_u64(&j, "cpu_ns", f.profiler_cpu_ns);
+    hp_json_u64(&j, "memory_bytes", hp_memory_in_use());
+    hp_json_object_end(&j);
+    for (unsigned i = 0; i < n; i++) t[i].section->json(t[i].snap, &j);
+    hp_json_object_end(&j);
+    if (!pretty) hp_buf_putc(out, '\n');
+}
+
+void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections)
+{
+    struct taken t[HP_SEC_COUNT];
+    unsigned n = take_snapshots(t, sections);
+    uint64_t elapsed = hp_now_ns() - report_start_ns;
+    if (format == HP_FORMAT_TABLE) render_text(out, t, n, elapsed);
+    else if (format != HP_FORMAT_NONE) render_json(out, t, n, elapsed, format == HP_FORMAT_JSON_PRETTY);
+    for (unsigned i = 0; i < n; i++) t[i].section->release(t[i].snap);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static int stderr_fd(void)
+{
+    return stderr_copy >= 0 ? stderr_copy : 2;
+}
+
+static void warn(const char *msg)
+{
+    write_all(stderr_fd(), msg, strlen(msg));
+}
+
+static int open_output(void)
+{
+    if (!hp_config.output_path[0]) return stderr_fd();
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    if (hp_expand_path(hp_config.output_path, report_pid, 0, path, sizeof path) != 0) {
+        warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
+        return stderr_fd();
+    }
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+                          O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        struct hp_buf m = { 0 };
+        hp_buf_puts(&m, "hotpath: cannot write the report to ");
+        hp_buf_puts(&m, path);
+        hp_buf_printf(&m, " (%s); writing it to stderr\n", strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+        if (m.data) warn(m.data);
+        hp_buf_free(&m);
+        return stderr_fd();
+    }
+    return fd;
+}
+
+void hp_report_write_final(void)
+{
+    if (atomic_exchange(&written, 1)) return;
+    int saved = errno;
+    if (hp_config.format != HP_FORMAT_NONE) {
+        hp_sample(1);
+        struct hp_buf out = { 0 };
+        hp_report_render(&out, hp_config.format, hp_config.sections);
+        int fd = open_output();
+        if (out.data) write_all(fd, out.data, out.len);
+        if (fd != stderr_fd()) syscall(SYS_close, fd);
+        hp_buf_free(&out);
+    }
+    errno = saved;
+}

@@ -1,0 +1,23 @@
+/* report.h — the whole report: one header line, each selected section, the profiler's own cost;
+ * as text tables or JSON; written once per process image at exit. */
+#ifndef HP_REPORT_H
+#define HP_REPORT_H
+
+#include <stdint.h>
+
+#include "../collectors/config.h"
+#include "buf.h"
+
+#define HP_VERSION "0.1.0"
+
+/* Who is being profiled: set at start and again in a fork child. argv is copied. */
+void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns);
+void hp_report_child_identity(int pid, uint64_t start_ns);
+/* Keep a private copy of stderr for the report (called once at start). */
+void hp_report_keep_stderr(void);
+void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections);
+/* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says; only the first call
+ * in a process image writes. */
+void hp_report_write_final(void);
+
+#endif

@@ -1,0 +1,193 @@
+/* threads_section.c — the threads view: CPU and memory per thread, live and exited. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../collectors/memory.h"
+#include "../collectors/procfs.h"
+#include "../collectors/registry.h"
+#include "../collectors/sampler.h"
+#include "../collectors/sort.h"
+#include "format.h"
+#include "section.h"
+#include "table.h"
+
+struct thread_row {
+    uint32_t index;
+    int tid;
+    char name[24];
+    const char *status;
+    int has_pct, has_max;
+    double cpu_pct, max_pct;
+    uint64_t user_ns, sys_ns;
+    struct hp_counts c;
+};
+
+struct threads_snap {
+    struct thread_row *rows;
+    unsigned n;
+    struct hp_process_figures proc;
+    struct hp_counts total;
+};
+
+/* Named through the hooks; else a comm the thread did not inherit (renamed some other way);
+ * else "main" for the first thread; else thread_N by creation order. */
+static void row_name(const struct hp_record *r, char *out, size_t size)
+{
+    if (r->named) snprintf(out, size, "%s", r->name);
+    else if (r->comm[0] && r->inherited[0] && strcmp(r->comm, r->inherited) != 0)
+        snprintf(out, size, "%s", r->comm);
+    else if (r->index == 0) snprintf(out, size, "main");
+    else snprintf(out, size, "thread_%u", r->index);
+}
+
+static const char *row_status(const struct hp_record *r)
+{
+    if (r->exited || r->gone) return "Exited";
+    if (!r->status) return "-";
+    return hp_state_name(r->status);
+}
+
+static int by_alloc_then_max(const void *a, const void *b)
+{
+    const struct thread_row *x = a, *y = b;
+    if (x->c.alloc_bytes != y->c.alloc_bytes) return x->c.alloc_bytes > y->c.alloc_bytes ? -1 : 1;
+    double mx = x->has_max ? x->max_pct : -1, my = y->has_max ? y->max_pct : -1;
+    if (mx != my) return mx > my ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void *threads_snapshot(void)
+{
+    struct threads_snap *s = hp_alloc(sizeof *s);
+    if (!s) return NULL;
+    hp_sampler_figures(&s->proc);
+    hp_registry_lock();
+    uint32_t count = hp_registry_count();
+    s->rows = hp_alloc((count ? count : 1) * sizeof *s->rows);
+    if (!s->rows) {
+        hp_registry_unlock();
+        hp_free(s);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const struct hp_record *r = hp_record_at(i);
+        if (r->unused) continue;
+        struct thread_row *row = &s->rows[s->n++];
+        row->index = r->index;
+        row->tid = r->tid;
+        row_name(r, row->name, sizeof row->name);
+        row->status = row_status(r);
+        row->has_pct = r->has_pct && !r->exited && !r->gone;
+        row->cpu_pct = r->cpu_pct;
+        row->has_max = r->has_max;
+        row->max_pct = r->max_pct;
+        row->user_ns = r->cpu_user_ns;
+        row->sys_ns = r->cpu_sys_ns;
+        hp_record_counts(r, &row->c);
+        s->total.alloc_bytes += row->c.alloc_bytes;
+        s->total.alloc_count += row->c.alloc_count;
+        s->total.free_bytes += row->c.free_bytes;
+        s->total.free_count += row->c.free_count;
+    }
+    hp_registry_unlock();
+    hp_sort(s->rows, s->n, sizeof *s->rows, by_alloc_then_max);
+    return s;
+}
+
+static void threads_release(void *snap)
+{
+    struct threads_snap *s = snap;
+    hp_free(s->rows);
+    hp_free(s);
+}
+
+static int64_t diff(const struct hp_counts *c)
+{
+    return (int64_t)(c->alloc_bytes - c->free_bytes);
+}
+
+static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
+{
+    static const char *const headers[] = { "Thread", "Status", "CPU%", "Max%", "CPU User",
+                                           "CPU Sys", "CPU Total", "Alloc", "Dealloc", "Diff" };
+    const struct threads_snap *s = snap;
+    unsigned shown = limit && limit < s->n ? limit : s->n;
+    char rss[HP_FMT_MAX], al[HP_FMT_MAX], de[HP_FMT_MAX], di[HP_FMT_MAX], figures[256];
+    hp_fmt_bytes(rss, (int64_t)s->proc.rss_bytes);
+    hp_fmt_bytes(al, (int64_t)s->total.alloc_bytes);
+    hp_fmt_bytes(de, (int64_t)s->total.free_bytes);
+    hp_fmt_bytes(di, diff(&s->total));
+    snprintf(figures, sizeof figures, "RSS: %s, Alloc: %s, Dealloc: %s, Diff: %s", rss, al, de, di);
+    hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
+
+    struct hp_table t;
+    hp_table_init(&t, 10, headers);
+    for (unsigned i = 0; i < shown; i++) {
+        const struct thread_row *r = &s->rows[i];
+        char pct[HP_FMT_MAX] = "-", max[HP_FMT_MAX] = "-", user[HP_FMT_MAX], sys[HP_FMT_MAX],
+             total[HP_FMT_MAX], a[HP_FMT_MAX], d[HP_FMT_MAX], df[HP_FMT_MAX];
+        if (r->has_pct) hp_fmt_percent(pct, r->cpu_pct);
+        if (r->has_max) hp_fmt_percent(max, r->max_pct);
+        hp_fmt_cpu_seconds(user, r->user_ns);
+        hp_fmt_cpu_seconds(sys, r->sys_ns);
+        hp_fmt_cpu_seconds(total, r->user_ns + r->sys_ns);
+        hp_fmt_bytes(a, (int64_t)r->c.alloc_bytes);
+        hp_fmt_bytes(d, (int64_t)r->c.free_bytes);
+        hp_fmt_bytes(df, diff(&r->c));
+        const char *cells[] = { r->name, r->status, pct, max, user, sys, total, a, d, df };
+        hp_table_add_row(&t, cells);
+    }
+    hp_table_render(&t, out);
+    if (t.failed) out->failed = 1;
+    hp_table_free(&t);
+}
+
+static void threads_json(const void *snap, struct hp_json *j)
+{
+    const struct threads_snap *s = snap;
+    hp_json_object_begin(j, "threads");
+    hp_json_u64(j, "interval_ms", hp_config.interval_ms);
+    hp_json_object_begin(j, "header");
+    hp_json_u64(j, "rss_bytes", s->proc.rss_bytes);
+    hp_json_u64(j, "peak_rss_bytes", s->proc.peak_rss_bytes);
+    hp_json_u64(j, "alloc_bytes", s->total.alloc_bytes);
+    hp_json_u64(j, "dealloc_bytes", s->total.free_bytes);
+    hp_json_i64(j, "diff_bytes", diff(&s->total));
+    hp_json_u64(j, "alloc_count", s->total.alloc_count);
+    hp_json_u64(j, "dealloc_count", s->total.free_count);
+    hp_json_u64(j, "thread_count", s->n);
+    hp_json_object_end(j);
+    hp_json_array_begin(j, "rows");
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct thread_row *r = &s->rows[i];
+        hp_json_object_begin(j, NULL);
+        hp_json_u64(j, "index", r->index);
+        hp_json_i64(j, "os_tid", r->tid);
+        hp_json_string(j, "name", r->name);
+        hp_json_string(j, "status", r->status);
+        if (r->has_pct) hp_json_fixed(j, "cpu_percent", r->cpu_pct, 2);
+        else hp_json_null(j, "cpu_percent");
+        if (r->has_max) hp_json_fixed(j, "max_cpu_percent", r->max_pct, 2);
+        else hp_json_null(j, "max_cpu_percent");
+        hp_json_u64(j, "cpu_user_ns", r->user_ns);
+        hp_json_u64(j, "cpu_sys_ns", r->sys_ns);
+        hp_json_u64(j, "cpu_total_ns", r->user_ns + r->sys_ns);
+        hp_json_u64(j, "alloc_bytes", r->c.alloc_bytes);
+        hp_json_u64(j, "dealloc_bytes", r->c.free_bytes);
+        hp_json_i64(j, "diff_bytes", diff(&r->c));
+        hp_json_u64(j, "alloc_count", r->c.alloc_count);
+        hp_json_u64(j, "dealloc_count", r->c.free_count);
+        hp_json_object_end(j);
+    }
+    hp_json_array_end(j);
+    hp_json_object_end(j);
+}
+
+const struct hp_section hp_threads_section = {
+    .id = HP_SEC_THREADS,
+    .title = "threads",
+    .snapshot = threads_snapshot,
+    .release = threads_release,
+    .table = threads_table,
+    .json = threads_json,
+};

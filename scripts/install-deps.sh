@@ -1,0 +1,25 @@
+#!/bin/sh
+# install-deps.sh — install the Debian packages hotpath builds, tests and benchmarks with.
+# As root it installs what is missing; otherwise it names what is missing and fails.
+set -eu
+
+PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 check libsubunit-dev
+python3 python3-jsonschema heaptrack procps"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "hotpath: missing Debian packages:$missing" >&2
+    echo "hotpath: run as root: scripts/install-deps.sh (or apt-get install$missing)" >&2
+    exit 1
+fi
+
+echo "hotpath: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || true
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
