@@ -211,8 +211,8 @@ static void *sampler_main(void *arg)
 static int launch(void)
 {
     wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake_fd < 0 || done_fd < 0) return -1;
+    int done = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake_fd < 0 || done < 0) return -1;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -224,7 +224,9 @@ static int launch(void)
     int err = pthread_create(&th, &attr, sampler_main, NULL);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return err ? -1 : 0;
+    if (err) return -1;
+    done_fd = done;
+    return 0;
 }
 
 int hp_sampler_start(void (*report_fn)(void))
@@ -238,6 +240,7 @@ void hp_sampler_restart_in_child(void)
 {
     if (wake_fd >= 0) syscall(SYS_close, wake_fd);
     if (done_fd >= 0) syscall(SYS_close, done_fd);
+    wake_fd = done_fd = -1;
     atomic_flag_clear(&pass_lock.held);
     atomic_store(&sampler_tid, 0);
     atomic_store(&report_requested, 0);
@@ -247,7 +250,7 @@ void hp_sampler_restart_in_child(void)
 
 int hp_sampler_report_from_signal(int timeout_ms)
 {
-    if (atomic_load(&sampler_tid) == 0 || wake_fd < 0) return -1;
+    if (done_fd < 0) return -1;    /* no sampler was launched; one just starting will answer */
     atomic_store(&report_requested, 1);
     uint64_t one = 1;
     syscall(SYS_write, wake_fd, &one, sizeof one);

@@ -1,0 +1,62 @@
+#!/bin/sh
+# hotpath-run — run a program under the hotpath profiler (libhotpath.so first in LD_PRELOAD) and
+# get its report when it exits. Installed as `hotpath-run`; see hotpath-run(1).
+set -eu
+
+VERSION=0.1.0
+
+usage() {
+    cat <<'USAGE'
+usage: hotpath-run [options] [--] program [args...]
+
+Runs program with libhotpath.so preloaded; the report is written when it exits
+(stderr unless --output says otherwise). Exits with the program's exit status.
+
+options:
+  -o, --output PATH     write the report to PATH (%p = pid, %n = process image number)
+  -f, --format FORMAT   table (default), json, json-pretty or none
+  -i, --interval MS     thread sampling interval in milliseconds (default 250)
+  -l, --limit N         rows per text table (default 5; 0 = all)
+  -h, --help            this help
+      --version         print the version
+
+Every HOTPATH_* variable in the environment is passed through as well.
+USAGE
+}
+
+need_value() {
+    [ "$#" -ge 2 ] || { echo "hotpath-run: $1 needs a value" >&2; exit 2; }
+}
+
+while [ "$#" -gt 0 ]; do
+    case "$1" in
+        -o|--output)   need_value "$@"; export HOTPATH_OUTPUT_PATH="$2"; shift 2 ;;
+        -f|--format)   need_value "$@"; export HOTPATH_OUTPUT_FORMAT="$2"; shift 2 ;;
+        -i|--interval) need_value "$@"; export HOTPATH_THREADS_INTERVAL_MS="$2"; shift 2 ;;
+        -l|--limit)    need_value "$@"; export HOTPATH_LIMIT="$2"; shift 2 ;;
+        --output=*)    export HOTPATH_OUTPUT_PATH="${1#*=}"; shift ;;
+        --format=*)    export HOTPATH_OUTPUT_FORMAT="${1#*=}"; shift ;;
+        --interval=*)  export HOTPATH_THREADS_INTERVAL_MS="${1#*=}"; shift ;;
+        --limit=*)     export HOTPATH_LIMIT="${1#*=}"; shift ;;
+        -h|--help)     usage; exit 0 ;;
+        --version)     echo "hotpath-run $VERSION"; exit 0 ;;
+        --)            shift; break ;;
+        -*)            echo "hotpath-run: unknown option $1 (see hotpath-run --help)" >&2; exit 2 ;;
+        *)             break ;;
+    esac
+done
+
+[ "$#" -gt 0 ] || { usage >&2; exit 2; }
+
+# The library: beside this script (source tree or build/), else in the install prefix.
+here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+lib=""
+for candidate in "$here/libhotpath.so" "$here/build/libhotpath.so" "$here/../lib/libhotpath.so"; do
+    if [ -f "$candidate" ]; then lib=$candidate; break; fi
+done
+[ -n "$lib" ] || { echo "hotpath-run: libhotpath.so not found beside $here or in $here/../lib (run make)" >&2; exit 127; }
+lib=$(CDPATH= cd -- "$(dirname -- "$lib")" && pwd)/$(basename -- "$lib")
+
+# First in LD_PRELOAD, so the allocator found after it is the one the program would have used.
+export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"
+exec "$@"

@@ -1,0 +1,71 @@
+/* cpu_burn.c — a thread "burner" spins for about a second of CPU and prints the CPU time it
+ * measured itself (getrusage RUSAGE_THREAD, ns); with "exit-early", a thread "early" allocates,
+ * burns 0.2 s and ends two seconds before the program does. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static unsigned long long burner_ns, early_ns;
+
+static unsigned long long thread_cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (unsigned long long)ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull +
+           (unsigned long long)ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull;
+}
+
+static void burn(double seconds)
+{
+    struct timespec ts;
+    do {
+        for (int i = 0; i < 100000; i++) sink += (unsigned long)i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    } while (ts.tv_sec + ts.tv_nsec / 1e9 < seconds);
+}
+
+static void *burner(void *arg)
+{
+    (void)arg;
+    burn(1.0);
+    burner_ns = thread_cpu_ns();
+    sleep(1);               /* still alive, idle, when the report samples it */
+    return NULL;
+}
+
+static void *early(void *arg)
+{
+    (void)arg;
+    void *p = malloc(12345);
+    memset(p, 1, 12345);
+    burn(0.2);
+    early_ns = thread_cpu_ns();
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t t;
+    if (argc > 1 && strcmp(argv[1], "exit-early") == 0) {
+        void *p;
+        pthread_create(&t, NULL, early, NULL);
+        pthread_setname_np(t, "early");
+        pthread_join(t, &p);
+        sleep(2);
+        printf("early %llu\n", early_ns);
+        free(p);
+        return 0;
+    }
+    pthread_create(&t, NULL, burner, NULL);
+    pthread_setname_np(t, "burner");
+    sleep(1);
+    while (!burner_ns) usleep(10000);
+    printf("burner %llu\n", burner_ns);
+    return 0;      /* the burner is still alive (asleep) when the report is made */
+}

@@ -1,0 +1,65 @@
+/* exit_paths.c — every way a process ends: `return`, `exit`, `_exit`, `_Exit`, `sigterm` (waits
+ * to be killed, default action), `handler` (its own SIGTERM handler runs and exits 7), `ignore`
+ * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount).
+ * Each allocates a marker amount first so the report can be matched to the process. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *marker(size_t n)
+{
+    void *p = malloc(n);
+    memset(p, 1, n);
+    return p;
+}
+
+static void on_term(int sig)
+{
+    (void)sig;
+    static const char msg[] = "handled\n";
+    if (write(1, msg, sizeof msg - 1) < 0) _exit(9);
+    _exit(7);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "return";
+    marker(100000);
+    printf("mode %s\n", mode);
+    fflush(stdout);
+    if (!strcmp(mode, "exit")) exit(4);
+    if (!strcmp(mode, "_exit")) _exit(5);
+    if (!strcmp(mode, "_Exit")) _Exit(6);
+    if (!strcmp(mode, "sigterm") || !strcmp(mode, "handler") || !strcmp(mode, "ignore")) {
+        if (!strcmp(mode, "handler")) signal(SIGTERM, on_term);
+        if (!strcmp(mode, "ignore")) {
+            struct sigaction sa = { .sa_handler = SIG_IGN };
+            sigaction(SIGTERM, &sa, NULL);
+        }
+        struct sigaction now;
+        sigaction(SIGTERM, NULL, &now);
+        printf("disposition %s\n", now.sa_handler == SIG_DFL ? "default" :
+                                   now.sa_handler == SIG_IGN ? "ignore" : "handler");
+        fflush(stdout);
+        kill(getpid(), SIGTERM);
+        if (!strcmp(mode, "ignore")) return 3;
+        for (;;) pause();
+    }
+    if (!strcmp(mode, "fork")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            marker(200000);
+            exit(0);
+        }
+        marker(300000);
+        int status;
+        waitpid(pid, &status, 0);
+        printf("child %d status %d\n", (int)pid, WEXITSTATUS(status));
+        return 0;
+    }
+    return 2;
+}

@@ -1,0 +1,38 @@
+/* many_threads.c — creates and joins N threads (argv[1], default 2000) in a loop, a few at a
+ * time; each allocates 3 blocks of 1000 bytes and frees one. Prints the totals requested. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *work(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < 3; i++) {
+        out[i] = malloc(1000);
+        memset(out[i], 1, 1000);
+    }
+    free(out[2]);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 2000;
+    static void *slots[8][3];
+    unsigned long alloc = 0, freed = 0;
+    for (int done = 0; done < n; done += 8) {
+        pthread_t t[8];
+        int k = n - done < 8 ? n - done : 8;
+        for (int i = 0; i < k; i++) pthread_create(&t[i], NULL, work, slots[i]);
+        for (int i = 0; i < k; i++) {
+            pthread_join(t[i], NULL);
+            free(slots[i][0]);
+            free(slots[i][1]);
+            alloc += 3000;
+            freed += 1000;
+        }
+    }
+    printf("threads %d alloc %lu freed_by_threads %lu freed_by_main %lu\n", n, alloc, freed, alloc - freed);
+    return 0;
+}
