@@ -32,8 +32,9 @@ static void *worker(void *arg)
 
 static void *idler(void *arg)
 {
-    char *keep = malloc(600);
-    memset(keep, 2, 600);
+    size_t n = arg ? 640 : 600;
+    char *keep = malloc(n);
+    memset(keep, 2, n);
     sink += (unsigned long)keep[1];
     sleep(arg ? 30 : 2);   /* the last one is still asleep when the program ends */
     return keep;           /* main frees it: a cross-thread free */

@@ -1,0 +1,128 @@
+"""Every way a process ends gets its report, and ends exactly as it would without the profiler:
+same exit status, same signal, same output; the program's own signal handlers win."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from harness import LIB, bare, clean_env, row, run, target
+
+MARKER = 100000
+
+
+def check_mode(mode, status):
+    plain = bare([target("exit_paths"), mode])
+    r = run([target("exit_paths"), mode])
+    assert plain.returncode == status, (mode, plain.returncode)
+    assert r.returncode == status, (mode, r.returncode, r.stderr)
+    assert r.stdout == plain.stdout, (r.stdout, plain.stdout)
+    main = row(r.report, "main")
+    assert main["alloc_bytes"] >= MARKER, main
+    return r
+
+
+def test_return_from_main():
+    check_mode("return", 2)
+
+
+def test_exit():
+    check_mode("exit", 4)
+
+
+def test_underscore_exit():
+    check_mode("_exit", 5)
+
+
+def test_underscore_Exit():
+    check_mode("_Exit", 6)
+
+
+def test_sigterm_with_default_action_reports_and_dies_by_the_signal():
+    r = check_mode("sigterm", -signal.SIGTERM)
+    assert b"disposition default" in r.stdout   # the program reads back SIG_DFL, not our handler
+
+
+def test_programs_own_sigterm_handler_runs():
+    r = check_mode("handler", 7)
+    assert b"handled" in r.stdout and b"disposition handler" in r.stdout
+
+
+def test_ignored_sigterm_stays_ignored():
+    r = check_mode("ignore", 3)
+    assert b"disposition ignore" in r.stdout
+
+
+def test_sigterm_from_outside_exit_status_143():
+    """As a shell user sees it: kill -TERM gives 143, with the report on stderr."""
+    script = f'"{target("exit_paths")}" sigterm & wait $!; echo "status $?"'
+    env = clean_env({"HOTPATH_OUTPUT_FORMAT": "table"})
+    p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, timeout=30)
+    assert b"status 143" in p.stdout, p.stdout
+    assert b"threads - Thread CPU and memory statistics." in p.stderr, p.stderr
+
+
+def test_fork_child_and_parent_each_report():
+    r = run([target("exit_paths"), "fork"])
+    assert r.returncode == 0, r.stderr
+    assert len(r.reports) == 2, list(r.reports)
+    child_pid = int(r.stdout.decode().split("child ")[1].split()[0])
+    parent_pid = next(pid for pid in r.reports if pid != child_pid)
+    child = row(r.reports[child_pid], "main")
+    parent = row(r.reports[parent_pid], "main")
+    # the child starts from zero: only what it allocated after fork
+    assert 200000 <= child["alloc_bytes"] < 200000 + MARKER, child
+    assert parent["alloc_bytes"] >= 300000 + MARKER, parent
+    assert r.reports[child_pid]["pid"] == child_pid
+
+
+PY_SIGNALS = r"""
+import os, signal, sys
+print("term", signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+print("int", signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+print("hup", signal.getsignal(signal.SIGHUP) is signal.SIG_DFL)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    signal.pause() if hasattr(signal, "pause") else None
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+signal.signal(signal.SIGTERM, lambda s, f: print("term handler"))
+os.kill(os.getpid(), signal.SIGTERM)
+print("term", signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+print("term back", signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+sys.stdout.flush()
+"""
+
+
+def test_python_signals_and_keyboard_interrupt():
+    cmd = [sys.executable, "-c", PY_SIGNALS]
+    plain = bare(cmd)
+    r = run(cmd)
+    assert plain.returncode == 0, plain.stderr
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout, (r.stdout, plain.stdout)
+    assert b"KeyboardInterrupt" in r.stdout and b"False" not in r.stdout, r.stdout
+
+
+def test_python_ctrl_c_from_outside():
+    """SIGINT sent to a sleeping python3 ends it with KeyboardInterrupt, as without the profiler."""
+    code = "import time\nprint('ready', flush=True)\ntime.sleep(30)\n"
+    results = []
+    for preload in (False, True):
+        p = subprocess.Popen([sys.executable, "-c", code], env=clean_env({"HOTPATH_OUTPUT_FORMAT": "table"}, preload),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n"
+        time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        results.append((p.returncode, err))
+    (plain_rc, plain_err), (rc, err) = results
+    # Python >= 3.8 ends an uncaught KeyboardInterrupt by re-raising SIGINT with the default action
+    assert plain_rc == rc == -signal.SIGINT, (plain_rc, rc)
+    assert b"KeyboardInterrupt" in err and b"KeyboardInterrupt" in plain_err
+    assert b"threads - Thread CPU and memory statistics." in err   # and the report followed
+
+
+def test_lib_path_is_absolute():
+    assert os.path.isabs(LIB) and os.path.exists(LIB)

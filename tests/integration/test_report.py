@@ -1,0 +1,156 @@
+"""The report itself: the reference table layout, row limits, formats, sections, settings that do
+not parse, and the output file (mode 0600, never through a symlink)."""
+import json
+import os
+import re
+import stat
+import tempfile
+import unicodedata
+
+from harness import clean_env, row, run, target, validate
+
+HEADER = ("| Thread | Status | CPU% | Max% | CPU User | CPU Sys | CPU Total | Alloc | Dealloc | Diff |")
+BYTES = r"-?\d+ B|-?\d+\.\d (KB|MB|GB|TB)"
+
+
+def display_width(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def table_lines(text):
+    return [line for line in text.splitlines() if line.startswith(("+", "|"))]
+
+
+def test_reference_layout_of_the_demo():
+    r = run([target("demo")], fmt="table")
+    assert r.returncode == 0
+    text = r.stderr.decode("utf-8")
+    lines = text.splitlines()
+    assert re.fullmatch(r"\[hotpath\] pid \d+ \| \S*demo \| \d+\.\d\d (s|ms) \| threads", lines[0]), lines[0]
+    title = next(line for line in lines if line.startswith("threads - "))
+    assert re.fullmatch(r"threads - Thread CPU and memory statistics\. \(RSS: (%s), Alloc: (%s), "
+                        r"Dealloc: (%s), Diff: (%s)\) \(5/7\)" % (BYTES, BYTES, BYTES, BYTES), title), title
+    table = table_lines(text)
+    assert re.sub(r" +", " ", table[1]) == HEADER, table[1]
+    assert len({display_width(line) for line in table}) == 1, "ragged table"
+    assert all(line.startswith("+-") for line in table[::2])
+    assert len(table) == 3 + 2 * 5       # rule, header, rule, then 5 rows each with its rule
+    worker = next(line for line in table if line.startswith("| worker-1 "))
+    cells = [c.strip() for c in worker.strip("|").split("|")]
+    assert cells[1] == "Exited"
+    assert float(cells[3].rstrip("%")) >= 90, cells
+    assert re.fullmatch(r"\d+\.\d{3}s", cells[6]), cells
+    assert re.fullmatch(BYTES, cells[7]) and re.fullmatch(BYTES, cells[9]), cells
+    sleeping = [line for line in table if "| Sleeping |" in line]
+    assert sleeping, "the demo leaves one thread asleep"
+    assert re.search(r"\[hotpath\] profiler cost: \d+\.\d{3}s CPU, (%s) memory" % BYTES, lines[-1]), lines[-1]
+
+
+def test_rows_sorted_by_alloc_then_max():
+    r = run([target("demo")])
+    got = [(t["alloc_bytes"], t["max_cpu_percent"] or -1) for t in r.report["threads"]["rows"]]
+    assert got == sorted(got, reverse=True), got
+
+
+def test_limits():
+    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_THREADS_LIMIT": "3"})
+    text = r.stderr.decode()
+    assert "(3/13)" in text and len(table_lines(text)) == 3 + 2 * 3
+    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_LIMIT": "0"})
+    text = r.stderr.decode()
+    assert "/13)" not in text and len(table_lines(text)) == 3 + 2 * 13
+    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_LIMIT": "4", "HOTPATH_THREADS_LIMIT": "6"})
+    assert "(6/13)" in r.stderr.decode()
+    # JSON always has every row
+    r = run([target("many_threads"), "12"], env={"HOTPATH_THREADS_LIMIT": "2"})
+    assert len(r.report["threads"]["rows"]) == 13
+
+
+def test_json_pretty_and_none():
+    r = run([target("alloc_known")], fmt="json-pretty")
+    assert r.report["type"] == "hotpath_report"
+    r = run([target("alloc_known")], fmt="none")
+    assert r.stderr == b"" and r.reports == {}
+
+
+def test_report_selection():
+    r = run([target("alloc_known")], env={"HOTPATH_REPORT": "all,-threads"})
+    assert "threads" not in r.report
+    r = run([target("alloc_known")], fmt="table", env={"HOTPATH_REPORT": "-threads"})
+    assert "threads -" not in r.stderr.decode() and "no sections" in r.stderr.decode()
+    r = run([target("alloc_known")], env={"HOTPATH_REPORT": "threads"})
+    assert "threads" in r.report
+
+
+BAD_SETTINGS = {
+    "HOTPATH_THREADS_INTERVAL_MS": ("abc", "250"),
+    "HOTPATH_THREADS_LIMIT": ("-3", "5"),
+    "HOTPATH_LIMIT": ("lots", "default"),
+    "HOTPATH_OUTPUT_FORMAT": ("xml", "table"),
+    "HOTPATH_REPORT": ("threads,bogus", "all"),
+}
+
+
+def test_each_bad_setting_gets_one_line_and_the_run_completes():
+    for var, (value, default) in BAD_SETTINGS.items():
+        # a bad format falls back to the table on stderr; the others keep the JSON file
+        fmt = "table" if var == "HOTPATH_OUTPUT_FORMAT" else "json"
+        r = run([target("alloc_known")], fmt=fmt, env={var: value})
+        assert r.returncode == 0, (var, r.stderr)
+        warnings = [line for line in r.stderr.decode().splitlines() if line.startswith("hotpath:")]
+        assert len(warnings) == 1, (var, warnings)
+        assert var in warnings[0] and value in warnings[0] and default in warnings[0], warnings[0]
+        if var == "HOTPATH_OUTPUT_FORMAT":
+            assert "threads - Thread CPU" in r.stderr.decode()
+        else:
+            assert "threads" in r.report
+
+
+def test_output_file_mode_and_pid_expansion():
+    with tempfile.TemporaryDirectory() as d:
+        r = run([target("alloc_known")], fmt="table", env={"HOTPATH_OUTPUT_PATH": os.path.join(d, "r-%p.txt")})
+        assert r.returncode == 0 and r.stderr == b""
+        (name,) = os.listdir(d)
+        assert re.fullmatch(r"r-\d+\.txt", name)
+        path = os.path.join(d, name)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert "threads - Thread CPU" in open(path).read()
+
+
+def test_output_path_never_follows_a_symlink():
+    with tempfile.TemporaryDirectory() as d:
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        link = os.path.join(d, "report.json")
+        os.symlink(victim, link)
+        r = run([target("alloc_known")], fmt="table", env={"HOTPATH_OUTPUT_PATH": link})
+        assert r.returncode == 0
+        assert open(victim).read() == "precious\n"
+        err = r.stderr.decode()
+        assert "cannot write the report to" in err and "threads - Thread CPU" in err
+
+
+def test_unwritable_output_path_falls_back_to_stderr():
+    r = run([target("alloc_known")], fmt="json", env={"HOTPATH_OUTPUT_PATH": "/nonexistent/dir/x.json"})
+    assert r.returncode == 0
+    lines = r.stderr.decode().splitlines()
+    assert lines[0].startswith("hotpath: cannot write the report to /nonexistent/dir/x.json")
+    validate(json.loads(lines[1]))
+
+
+def test_report_survives_a_closed_stderr():
+    """coreutils close stderr in an atexit handler; the report still reaches the original stderr."""
+    import subprocess
+    p = subprocess.run(["ls", "/"], env=clean_env({"HOTPATH_OUTPUT_FORMAT": "table"}), capture_output=True)
+    assert p.returncode == 0
+    assert b"threads - Thread CPU and memory statistics." in p.stderr
+
+
+def test_json_identity():
+    r = run([target("exit_paths"), "return"])
+    report = r.report
+    assert report["command"] == target("exit_paths")
+    assert report["argv"] == [target("exit_paths"), "return"]
+    assert report["elapsed_ns"] > 0
+    assert row(report, "main")["os_tid"] == report["pid"]

@@ -1,0 +1,122 @@
+"""Threads view against known truth: allocations per thread, CPU time, exited threads, names."""
+from harness import assert_header_sums, bare, row, rows, run, target
+
+# glibc rounds a request up to its chunk size: at most 24 bytes more usable space per block
+ROUNDING = 24
+
+
+def parse_truth(stdout):
+    truth = {}
+    for line in stdout.decode().splitlines():
+        name, *nums = line.split()
+        truth[name] = [int(n) for n in nums]
+    return truth
+
+
+def within_rounding(reported, requested, calls, what):
+    assert requested <= reported <= requested + calls * ROUNDING, \
+        f"{what}: reported {reported}, requested {requested} in {calls} calls"
+
+
+def test_known_allocations_per_thread():
+    r = run([target("alloc_known")])
+    assert r.returncode == 0, r.stderr
+    report = r.report
+    for name, (alloc, freed, n_alloc, n_free) in parse_truth(r.stdout).items():
+        t = row(report, name)
+        within_rounding(t["alloc_bytes"], alloc, n_alloc, f"{name} alloc")
+        within_rounding(t["dealloc_bytes"], freed, n_free, f"{name} dealloc")
+        assert t["alloc_count"] == n_alloc, (name, t["alloc_count"], n_alloc)
+        assert t["dealloc_count"] == n_free, (name, t["dealloc_count"], n_free)
+        assert t["diff_bytes"] == t["alloc_bytes"] - t["dealloc_bytes"]
+        assert t["status"] == "Exited"
+    # the producer's blocks were freed by the consumer: the two Diffs cancel exactly
+    assert row(report, "producer")["diff_bytes"] == -row(report, "consumer")["diff_bytes"] > 0
+    assert_header_sums(report)
+
+
+def test_stdout_unchanged_by_preload():
+    plain = bare([target("alloc_known")])
+    profiled = run([target("alloc_known")])
+    assert plain.returncode == profiled.returncode == 0
+    assert plain.stdout == profiled.stdout
+
+
+def test_cpu_of_a_live_thread_matches_getrusage():
+    r = run([target("cpu_burn")])
+    assert r.returncode == 0, r.stderr
+    measured = parse_truth(r.stdout)["burner"][0]
+    t = row(r.report, "burner")
+    assert t["status"] in ("Sleeping", "Running"), t["status"]
+    assert abs(t["cpu_total_ns"] - measured) <= 0.05 * measured, (t["cpu_total_ns"], measured)
+    assert t["cpu_total_ns"] == t["cpu_user_ns"] + t["cpu_sys_ns"]
+    assert t["max_cpu_percent"] is not None and t["max_cpu_percent"] >= 90, t["max_cpu_percent"]
+
+
+def test_exited_thread_keeps_its_row():
+    r = run([target("cpu_burn"), "exit-early"])
+    assert r.returncode == 0, r.stderr
+    measured = parse_truth(r.stdout)["early"][0]
+    t = row(r.report, "early")
+    assert t["status"] == "Exited"
+    assert t["cpu_percent"] is None
+    assert abs(t["cpu_total_ns"] - measured) <= 0.05 * measured, (t["cpu_total_ns"], measured)
+    within_rounding(t["alloc_bytes"], 12345, 1, "early alloc")
+    # freed by main after the thread ended
+    assert t["dealloc_bytes"] == 0 and row(r.report, "main")["dealloc_bytes"] >= 12345
+
+
+def test_thread_names():
+    r = run([target("names")])
+    assert r.returncode == 0, r.stderr
+    names = {t["name"]: t for t in rows(r.report)}
+    for expected in ("main", "setname-1", "prctl-2", "thread_3"):
+        assert expected in names, (expected, list(names))
+    # quotes and a backslash survive; bytes that are not UTF-8 become U+FFFD; é stays
+    assert 'q"b\\\ufffd\ufffd\u00e9' in names, list(names)
+    assert names["main"]["index"] == 0
+    assert names["thread_3"]["index"] == 3
+    assert sorted(t["index"] for t in rows(r.report)) == [0, 1, 2, 3, 4]
+
+
+def test_thread_names_in_the_text_table():
+    r = run([target("names")], fmt="table", env={"HOTPATH_LIMIT": "0"})
+    text = r.stderr.decode("utf-8")
+    for name in ("| main ", "| setname-1 ", "| prctl-2 ", "| thread_3 ", '| q"b\\\ufffd\ufffd\u00e9 '):
+        assert name in text, (name, text)
+
+
+def test_cxx_new_and_delete_are_counted():
+    r = run([target("cxx_alloc")])
+    assert r.returncode == 0, r.stderr
+    requested, released = parse_truth(r.stdout)["cxx-worker"]
+    t = row(r.report, "cxx-worker")
+    within_rounding(t["alloc_bytes"], requested, t["alloc_count"], "cxx alloc")
+    # std::thread's state is made by main and deleted by the worker: one block more freed
+    assert t["dealloc_count"] == t["alloc_count"] + 1
+    assert released <= t["dealloc_bytes"] <= released + t["dealloc_count"] * ROUNDING + 64
+
+
+def test_allocation_edge_cases_behave_as_without_profiler():
+    plain = bare([target("alloc_edge")])
+    profiled = run([target("alloc_edge")])
+    assert plain.returncode == 0, plain.stdout
+    assert profiled.returncode == 0, profiled.stdout
+    assert plain.stdout == profiled.stdout
+    assert_header_sums(profiled.report)
+
+
+def test_two_thousand_threads():
+    r = run([target("many_threads"), "2000"])
+    assert r.returncode == 0, r.stderr
+    report = r.report
+    workers = [t for t in rows(report) if t["index"] > 0]
+    assert len(workers) == 2000, len(workers)
+    assert sorted(t["index"] for t in workers) == list(range(1, 2001))
+    for t in workers:
+        assert t["status"] == "Exited"
+        assert t["alloc_count"] == 3 and t["dealloc_count"] == 1, t
+        within_rounding(t["alloc_bytes"], 3000, 3, "worker alloc")
+    assert_header_sums(report)
+    main = row(report, "main")
+    assert main["dealloc_count"] >= 4000
