@@ -33,10 +33,12 @@ all: $(LIB)
 
 $(BUILD)/obj/%.o: %.c $(wildcard preload/*.h collectors/*.h report/*.h) | check-build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(LIB_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
-	$(CC) -o $@ $^ $(LIB_LDFLAGS)
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(LIB_LDFLAGS)
 
 check-build-deps:
 	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }
@@ -47,11 +49,13 @@ deps:
 # ---- test programs ----
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -std=gnu11 $(WARN) -pthread $< -o $@
+	@echo "  CC      $@"
+	@$(CC) -O1 -g -std=gnu11 $(WARN) -pthread $< -o $@
 
 $(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
 	@mkdir -p $(dir $@)
-	$(CXX) -O1 -g $(WARN) -pthread $< -o $@
+	@echo "  CXX     $@"
+	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
 
 # ---- demo ----
 demo: deps $(LIB) $(BUILD)/targets/demo

@@ -25,16 +25,14 @@ int hp_pid;
 
 /* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
 
-#define BOOT_ARENA_SIZE (64 * 1024)
-char hp_boot_arena[BOOT_ARENA_SIZE] __attribute__((aligned(64)));
-const size_t hp_boot_arena_size = BOOT_ARENA_SIZE;
+char hp_boot_arena[HP_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;
 
 void *hp_boot_alloc(size_t n, size_t align)
 {
     if (align < 16) align = 16;
     size_t start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
-    if (n > BOOT_ARENA_SIZE || start + n > BOOT_ARENA_SIZE) return NULL;
+    if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
     memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
     boot_used = start + n;
     return hp_boot_arena + start;   /* static storage: already zero, never reused */
@@ -119,6 +117,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     if (!hp_real.malloc || !hp_real.usable_size || !hp_real.pthread_create) return;
 
     hp_memory_init();
+    hp_alloc_init();
     hp_pid = getpid();
     hp_active = 1;
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();

@@ -42,16 +42,19 @@ extern int hp_pid;
 int hp_resolve(void);
 void *hp_boot_alloc(size_t n, size_t align);
 size_t hp_boot_size(const void *p);   /* the size asked for a boot-arena block */
-extern char hp_boot_arena[];
-extern const size_t hp_boot_arena_size;
+#define HP_BOOT_ARENA_SIZE (64 * 1024)
+extern char hp_boot_arena[HP_BOOT_ARENA_SIZE];
 
 static inline int hp_in_boot_arena(const void *p)
 {
-    return (const char *)p >= hp_boot_arena && (const char *)p < hp_boot_arena + hp_boot_arena_size;
+    return (const char *)p >= hp_boot_arena && (const char *)p < hp_boot_arena + HP_BOOT_ARENA_SIZE;
 }
 
 /* A thread's first counted operation: give it a state and a record. */
 struct hp_thread *hp_adopt_self(void);
+
+/* Choose how usable sizes are read (once, at start). */
+void hp_alloc_init(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
