@@ -42,6 +42,7 @@ $(LIB): $(LIB_OBJ)
 
 check-build-deps:
 	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }
+	@/sbin/ldconfig -p 2>/dev/null | grep -q libmimalloc.so.2 || echo "make: warning: libmimalloc.so.2 is not installed (Debian libmimalloc2.0); the profiler will fall back to glibc's internal allocator for its own memory" >&2
 
 deps:
 	@scripts/install-deps.sh
@@ -65,11 +66,13 @@ demo: deps $(LIB) $(BUILD)/targets/demo
 test: deps
 	@$(MAKE) --no-print-directory unit unit-asan integration
 
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRC) tests/unit/unit.h
+UNIT_DEPS = $(UNIT_SRC) tests/unit/unit.h $(wildcard collectors/*.h report/*.h)
+
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
 
-$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_SRC) tests/unit/unit.h
+$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
 

@@ -153,6 +153,7 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
 int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size)
 {
     unsigned n = 0;
+    if (out_size == 0) return -1;       /* not even room for the terminator */
     for (const char *p = pattern; *p; p++) {
         char num[24];
         const char *add = num;

@@ -14,7 +14,6 @@
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
-extern size_t malloc_usable_size(void *);
 
 static struct {
     void *(*calloc)(size_t, size_t);
@@ -24,10 +23,14 @@ static struct {
 } mi;
 
 static _Atomic uint64_t heap_bytes, page_bytes;
+/* glibc's own, for the __libc_* fallback: the global one may be another allocator's */
+static size_t (*libc_usable)(void *);
 
 void hp_memory_init(void)
 {
     if (mi.calloc) return;
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    if (libc) libc_usable = (size_t (*)(void *))dlsym(libc, "malloc_usable_size");
     void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     void *c = dlsym(h, "mi_calloc"), *r = dlsym(h, "mi_realloc");
@@ -42,7 +45,8 @@ void hp_memory_init(void)
 static size_t usable(void *p)
 {
     if (!p) return 0;
-    return mi.calloc ? mi.usable(p) : malloc_usable_size(p);
+    if (mi.calloc) return mi.usable(p);
+    return libc_usable ? libc_usable(p) : 0;
 }
 
 /* A buffer must be freed by the allocator that made it: the choice is made once, at init,

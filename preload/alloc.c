@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../collectors/thread_state.h"
@@ -19,13 +20,15 @@
  * function at start, and off for any other allocator. */
 static int glibc_chunks;
 
+static inline size_t chunk_usable(const void *p)
+{
+    size_t head = ((const size_t *)p)[-1];
+    return (head & ~(size_t)7) - 8 - ((head & 2) << 2);   /* IS_MMAPPED (2): 8 bytes less */
+}
+
 static inline size_t usable(void *p)
 {
-    if (likely(glibc_chunks)) {
-        size_t head = ((const size_t *)p)[-1];
-        return (head & ~(size_t)7) - ((head & 2) ? 16 : 8);   /* IS_MMAPPED chunks have no trailer */
-    }
-    return hp_real.usable_size(p);
+    return likely(glibc_chunks) ? chunk_usable(p) : hp_real.usable_size(p);
 }
 
 void hp_alloc_init(void)
@@ -38,8 +41,7 @@ void hp_alloc_init(void)
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         void *p = hp_real.malloc(sizes[i]);
         if (!p) return;
-        size_t head = ((const size_t *)p)[-1];
-        same &= (head & ~(size_t)7) - ((head & 2) ? 16 : 8) == hp_real.usable_size(p);
+        same &= chunk_usable(p) == hp_real.usable_size(p);
         hp_real.free(p);
     }
     glibc_chunks = same;
@@ -53,22 +55,44 @@ static inline struct hp_thread *counting_thread(void)
     return hp_adopt_self();
 }
 
-static inline void count_alloc(void *p)
+static inline void add_alloc(struct hp_thread *t, void *p)
+{
+    hp_count(&t->alloc_bytes, usable(p));
+    hp_count(&t->alloc_count, 1);
+}
+
+static inline void add_free(struct hp_thread *t, void *p)
+{
+    hp_count(&t->free_bytes, usable(p));
+    hp_count(&t->free_count, 1);
+}
+
+/* Slow paths stay out of line, so the fast path needs no saved registers and no stack frame. */
+static __attribute__((noinline, cold)) void count_alloc_slow(void *p)
 {
     struct hp_thread *t = counting_thread();
-    if (t && p) {
-        hp_count(&t->alloc_bytes, usable(p));
-        hp_count(&t->alloc_count, 1);
-    }
+    if (t) add_alloc(t, p);
+}
+
+static __attribute__((noinline, cold)) void count_free_slow(void *p)
+{
+    struct hp_thread *t = counting_thread();
+    if (t) add_free(t, p);
+}
+
+static inline void count_alloc(void *p)
+{
+    if (unlikely(p == NULL)) return;
+    struct hp_thread *t = hp_self;
+    if (likely(t != NULL && t->guard == 0)) add_alloc(t, p);
+    else if (t == NULL) count_alloc_slow(p);
 }
 
 static inline void count_free(void *p)
 {
-    struct hp_thread *t = counting_thread();
-    if (t) {
-        hp_count(&t->free_bytes, usable(p));
-        hp_count(&t->free_count, 1);
-    }
+    struct hp_thread *t = hp_self;
+    if (likely(t != NULL && t->guard == 0)) add_free(t, p);
+    else if (t == NULL) count_free_slow(p);
 }
 
 /* Before the real allocator is known (dlsym is running), memory comes from the boot arena. */
@@ -77,9 +101,15 @@ static int early(void)
     return unlikely(hp_real.malloc == NULL) && !hp_resolve();
 }
 
+static __attribute__((noinline, cold)) void *early_malloc(size_t n)
+{
+    if (!hp_resolve()) return hp_boot_alloc(n, 16);
+    return malloc(n);
+}
+
 HP_EXPORT void *malloc(size_t n)
 {
-    if (early()) return hp_boot_alloc(n, 16);
+    if (unlikely(hp_real.malloc == NULL)) return early_malloc(n);
     void *p = hp_real.malloc(n);
     count_alloc(p);
     return p;
@@ -88,7 +118,7 @@ HP_EXPORT void *malloc(size_t n)
 HP_EXPORT void free(void *p)
 {
     if (unlikely(p == NULL) || unlikely(hp_in_boot_arena(p))) return;
-    if (early()) return;
+    if (unlikely(hp_real.free == NULL) && !hp_resolve()) return;
     count_free(p);
     hp_real.free(p);
 }

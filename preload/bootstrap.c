@@ -85,14 +85,20 @@ int hp_resolve(void)
 
 /* ---- threads the profiler did not see start ---- */
 
+/* Set while this thread is being adopted: a signal handler that allocates meanwhile must not
+ * try again (the registry lock is held), so its allocation goes uncounted. */
+static __thread int adopting __attribute__((tls_model("initial-exec")));
+
 struct hp_thread *hp_adopt_self(void)
 {
-    if (!hp_active) return NULL;
+    if (!hp_active || adopting) return NULL;
+    adopting = 1;
     int saved = errno;
     struct hp_thread *t = hp_registry_adopt(hp_platform_gettid(), (unsigned long)pthread_self(),
                                             hp_self_cpu_ns(), hp_now_ns());
     hp_self = t;
     errno = saved;
+    adopting = 0;
     return t;
 }
 

@@ -77,7 +77,8 @@ void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals)
     if (decimals > 6) decimals = 6;
     for (int i = 0; i < decimals; i++) scale *= 10;
     double mag = v < 0 ? -v : v;
-    if (!(mag <= 1e12)) mag = 1e12;      /* also catches NaN */
+    if (mag != mag) mag = 0;             /* NaN: no measurement */
+    else if (mag > 1e12) mag = 1e12;
     uint64_t scaled = (uint64_t)(mag * (double)scale + 0.5);
     fixed_ratio(out, v < 0 && scaled ? "-" : "", scaled, scale, decimals, "");
 }

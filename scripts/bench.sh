@@ -5,13 +5,13 @@
 # operation of each, the ns added and the ratio, as a Markdown table for README.md.
 # Always exits 0 when the runs themselves work: a missed target is reported, not failed.
 #
-# Environment: BENCH_ROUNDS (default 5) rounds of every pattern in every configuration.
+# Environment: BENCH_ROUNDS (default 7) rounds of every pattern in every configuration.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 BIN=build/bench/alloc_bench
 LIB=$PWD/build/libhotpath.so
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-7}
 PATTERNS="pair live thread"
 TARGET_NS=6
 

@@ -1,0 +1,542 @@
+/* test_config.c — collectors/config.h: HOTPATH_* parsing through a fake environment and a warning
+ * sink that records every line, and hp_expand_path. */
+#include <ctype.h>
+
+#include "../../collectors/config.h"
+#include "unit.h"
+
+#define BIT(s) (1u << (s))
+#define ALL_SECTIONS                                                                           \
+    (BIT(HP_SEC_THREADS) | BIT(HP_SEC_MUTEXES) | BIT(HP_SEC_RW_LOCKS) | BIT(HP_SEC_IO) |      \
+     BIT(HP_SEC_FUNCTIONS_CPU) | BIT(HP_SEC_FUNCTIONS_ALLOC))
+
+/* ---- fake environment and warning sink ---- */
+
+static struct { const char *name, *value; } env[16];
+static unsigned nenv;
+static char warnings[8][1024];
+static unsigned nwarn;
+
+static const char *fake_getenv(const char *name)
+{
+    for (unsigned i = 0; i < nenv; i++)
+        if (strcmp(env[i].name, name) == 0) return env[i].value;
+    return NULL;
+}
+
+static void record_warning(const char *line)
+{
+    if (nwarn < sizeof warnings / sizeof *warnings)
+        snprintf(warnings[nwarn], sizeof warnings[nwarn], "%s", line);
+    nwarn++;
+}
+
+static void reset(void)
+{
+    nenv = 0;
+    nwarn = 0;
+    memset(warnings, 0, sizeof warnings);
+}
+
+static void set(const char *name, const char *value)
+{
+    ck_assert_uint_lt(nenv, sizeof env / sizeof *env);
+    env[nenv].name = name;
+    env[nenv].value = value;
+    nenv++;
+}
+
+static struct hp_config cfg;
+
+static void parse(void)
+{
+    memset(&cfg, 0xA5, sizeof cfg);     /* the parser must set every field itself */
+    hp_config_parse(&cfg, fake_getenv, record_warning);
+}
+
+/* tok occurs in line as a token of its own: preceded by '=', a quote or a space (or the start),
+ * followed by '=', a quote, space, ';', ',' or the end. An empty tok must appear as "" or ''. */
+static int has_token(const char *line, const char *tok)
+{
+    size_t n = strlen(tok);
+    for (const char *p = line; (p = strstr(p, tok)) != NULL; p++) {
+        char before = p == line ? ' ' : p[-1], after = p[n];
+        int ok_before = before == '=' || before == '"' || before == '\'' || before == ' ';
+        int ok_after = after == 0 || after == '"' || after == '\'' || after == ' ' ||
+                       after == ';' || after == ',' || after == '=';
+        if (n == 0) {
+            ok_before = before == '"' || before == '\'';
+            ok_after = after == before;
+        }
+        if (ok_before && ok_after) return 1;
+        if (!*p) break;
+    }
+    return 0;
+}
+
+/* The line names `def` as the value used: its last word (trailing punctuation ignored). */
+static int ends_with_word(const char *line, const char *def)
+{
+    size_t len = strlen(line), n = strlen(def);
+    while (len > 0 && (line[len - 1] == '.' || line[len - 1] == ')' || isspace((unsigned char)line[len - 1])))
+        len--;
+    if (len < n || memcmp(line + len - n, def, n) != 0) return 0;
+    return len == n || !isalnum((unsigned char)line[len - n - 1]);
+}
+
+static void assert_defaults_except(int skip_interval, int skip_limits, int skip_format,
+                                   int skip_sections)
+{
+    if (!skip_interval) ck_assert_uint_eq(cfg.interval_ms, 250);
+    if (!skip_limits) {
+        ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_MUTEXES], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_RW_LOCKS], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_CPU], 15);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_ALLOC], 15);
+    }
+    if (!skip_format) ck_assert_int_eq(cfg.format, HP_FORMAT_TABLE);
+    if (!skip_sections) ck_assert_uint_eq(cfg.sections, ALL_SECTIONS);
+    ck_assert_str_eq(cfg.output_path, "");
+}
+
+static void assert_no_warnings(void)
+{
+    ck_assert_msg(nwarn == 0, "unexpected warning: %s", warnings[0]);
+}
+
+/* ---- defaults ---- */
+
+START_TEST(defaults)
+{
+    parse();
+    assert_no_warnings();
+    assert_defaults_except(0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(unrelated_variables_ignored)
+{
+    set("HOTPATH", "1");
+    set("HOTPATH_THREADS", "7");
+    set("PATH", "/usr/bin");
+    parse();
+    assert_no_warnings();
+    assert_defaults_except(0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(section_keys)
+{
+    /* JSON keys and HOTPATH_REPORT names (DESIGN.md "One report model") */
+    ck_assert_str_eq(hp_section_keys[HP_SEC_THREADS], "threads");
+    ck_assert_str_eq(hp_section_keys[HP_SEC_MUTEXES], "mutexes");
+    ck_assert_str_eq(hp_section_keys[HP_SEC_RW_LOCKS], "rw_locks");
+    ck_assert_str_eq(hp_section_keys[HP_SEC_IO], "io");
+    ck_assert_str_eq(hp_section_keys[HP_SEC_FUNCTIONS_CPU], "functions_cpu");
+    ck_assert_str_eq(hp_section_keys[HP_SEC_FUNCTIONS_ALLOC], "functions_alloc");
+}
+END_TEST
+
+/* ---- good values ---- */
+
+START_TEST(interval_good)
+{
+    static const struct { const char *s; unsigned v; } cases[] = {
+        { "1", 1 }, { "100", 100 }, { "0250", 250 }, { "1000", 1000 }, { "3600000", 3600000 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_THREADS_INTERVAL_MS", cases[i].s);
+        parse();
+        assert_no_warnings();
+        ck_assert_uint_eq(cfg.interval_ms, cases[i].v);
+        assert_defaults_except(1, 0, 0, 0);
+    }
+}
+END_TEST
+
+START_TEST(per_section_limits)
+{
+    static const struct { const char *var; int sec, sec2; } cases[] = {
+        { "HOTPATH_THREADS_LIMIT", HP_SEC_THREADS, -1 },
+        { "HOTPATH_MUTEXES_LIMIT", HP_SEC_MUTEXES, -1 },
+        { "HOTPATH_RW_LOCKS_LIMIT", HP_SEC_RW_LOCKS, -1 },
+        { "HOTPATH_IO_LIMIT", HP_SEC_IO, -1 },
+        { "HOTPATH_FUNCTIONS_LIMIT", HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC },
+    };
+    static const unsigned defaults[HP_SEC_COUNT] = { 5, 5, 5, 5, 15, 15 };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static const char *const values[] = { "0", "3", "1000000" };
+        static const unsigned expect[] = { 0, 3, 1000000 };
+        for (unsigned v = 0; v < 3; v++) {
+            reset();
+            set(cases[i].var, values[v]);
+            parse();
+            assert_no_warnings();
+            for (int s = 0; s < HP_SEC_COUNT; s++) {
+                unsigned want = (s == cases[i].sec || s == cases[i].sec2) ? expect[v] : defaults[s];
+                ck_assert_msg(cfg.limits[s] == want, "%s=%s: limits[%d] = %u, want %u",
+                              cases[i].var, values[v], s, cfg.limits[s], want);
+            }
+            assert_defaults_except(0, 1, 0, 0);
+        }
+    }
+}
+END_TEST
+
+START_TEST(common_limit_sets_every_section)
+{
+    set("HOTPATH_LIMIT", "7");
+    parse();
+    assert_no_warnings();
+    for (int s = 0; s < HP_SEC_COUNT; s++) ck_assert_uint_eq(cfg.limits[s], 7);
+
+    reset();
+    set("HOTPATH_LIMIT", "0");
+    parse();
+    assert_no_warnings();
+    for (int s = 0; s < HP_SEC_COUNT; s++) ck_assert_uint_eq(cfg.limits[s], 0);
+}
+END_TEST
+
+START_TEST(section_limit_overrides_common)
+{
+    /* in either order in the environment */
+    for (int order = 0; order < 2; order++) {
+        reset();
+        if (order) set("HOTPATH_THREADS_LIMIT", "2");
+        set("HOTPATH_LIMIT", "7");
+        if (!order) set("HOTPATH_THREADS_LIMIT", "2");
+        set("HOTPATH_FUNCTIONS_LIMIT", "40");
+        parse();
+        assert_no_warnings();
+        ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 2);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_MUTEXES], 7);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_RW_LOCKS], 7);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 7);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_CPU], 40);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_ALLOC], 40);
+    }
+}
+END_TEST
+
+START_TEST(bad_section_limit_falls_back_to_common)
+{
+    set("HOTPATH_LIMIT", "3");
+    set("HOTPATH_THREADS_LIMIT", "x");
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert(has_token(warnings[0], "HOTPATH_THREADS_LIMIT"));
+    ck_assert(has_token(warnings[0], "x"));
+    ck_assert_msg(ends_with_word(warnings[0], "3"), "default used not named: %s", warnings[0]);
+    for (int s = 0; s < HP_SEC_COUNT; s++) ck_assert_uint_eq(cfg.limits[s], 3);
+}
+END_TEST
+
+START_TEST(output_formats)
+{
+    static const struct { const char *s; enum hp_format f; } cases[] = {
+        { "table", HP_FORMAT_TABLE }, { "json", HP_FORMAT_JSON },
+        { "json-pretty", HP_FORMAT_JSON_PRETTY }, { "none", HP_FORMAT_NONE },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_OUTPUT_FORMAT", cases[i].s);
+        parse();
+        assert_no_warnings();
+        ck_assert_int_eq(cfg.format, cases[i].f);
+        assert_defaults_except(0, 0, 1, 0);
+    }
+}
+END_TEST
+
+START_TEST(output_path)
+{
+    set("HOTPATH_OUTPUT_PATH", "/tmp/hotpath-%p.txt");
+    parse();
+    assert_no_warnings();
+    ck_assert_str_eq(cfg.output_path, "/tmp/hotpath-%p.txt");
+
+    reset();
+    set("HOTPATH_OUTPUT_PATH", "");
+    parse();
+    assert_no_warnings();
+    ck_assert_str_eq(cfg.output_path, "");
+}
+END_TEST
+
+START_TEST(output_path_length_limit)
+{
+    static char longest[HP_OUTPUT_PATH_MAX], too_long[HP_OUTPUT_PATH_MAX + 1];
+    memset(longest, 'a', sizeof longest - 1);
+    longest[sizeof longest - 1] = 0;
+    set("HOTPATH_OUTPUT_PATH", longest);
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(strlen(cfg.output_path), HP_OUTPUT_PATH_MAX - 1);
+
+    reset();
+    memset(too_long, 'b', sizeof too_long - 1);
+    too_long[sizeof too_long - 1] = 0;
+    set("HOTPATH_OUTPUT_PATH", too_long);
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert(strstr(warnings[0], "HOTPATH_OUTPUT_PATH") != NULL);
+    ck_assert(strchr(warnings[0], '\n') == NULL);
+    ck_assert_str_eq(cfg.output_path, "");      /* stderr */
+}
+END_TEST
+
+START_TEST(report_sections)
+{
+    static const struct { const char *s; uint32_t mask; } cases[] = {
+        { "all", ALL_SECTIONS },
+        { "threads", BIT(HP_SEC_THREADS) },
+        { "mutexes", BIT(HP_SEC_MUTEXES) },
+        { "rw_locks", BIT(HP_SEC_RW_LOCKS) },
+        { "rw-locks", BIT(HP_SEC_RW_LOCKS) },
+        { "io", BIT(HP_SEC_IO) },
+        { "io-read", BIT(HP_SEC_IO) },
+        { "io-write", BIT(HP_SEC_IO) },
+        { "io_read", BIT(HP_SEC_IO) },
+        { "functions_cpu", BIT(HP_SEC_FUNCTIONS_CPU) },
+        { "functions-alloc", BIT(HP_SEC_FUNCTIONS_ALLOC) },
+        { "all,-threads", ALL_SECTIONS & ~BIT(HP_SEC_THREADS) },
+        { "-threads", ALL_SECTIONS & ~BIT(HP_SEC_THREADS) },
+        { "-threads,-io", ALL_SECTIONS & ~BIT(HP_SEC_THREADS) & ~BIT(HP_SEC_IO) },
+        { "all,-functions_cpu,-functions_alloc",
+          ALL_SECTIONS & ~BIT(HP_SEC_FUNCTIONS_CPU) & ~BIT(HP_SEC_FUNCTIONS_ALLOC) },
+        { "threads,io", BIT(HP_SEC_THREADS) | BIT(HP_SEC_IO) },
+        { "io,threads", BIT(HP_SEC_THREADS) | BIT(HP_SEC_IO) },
+        { "threads,mutexes,-threads", BIT(HP_SEC_MUTEXES) },
+        { "threads,all", ALL_SECTIONS },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_REPORT", cases[i].s);
+        parse();
+        ck_assert_msg(nwarn == 0, "HOTPATH_REPORT=%s warned: %s", cases[i].s, warnings[0]);
+        ck_assert_msg(cfg.sections == cases[i].mask, "HOTPATH_REPORT=%s: sections 0x%x, want 0x%x",
+                      cases[i].s, cfg.sections, cases[i].mask);
+        assert_defaults_except(0, 0, 0, 1);
+    }
+}
+END_TEST
+
+START_TEST(everything_at_once)
+{
+    set("HOTPATH_THREADS_INTERVAL_MS", "50");
+    set("HOTPATH_LIMIT", "9");
+    set("HOTPATH_IO_LIMIT", "1");
+    set("HOTPATH_OUTPUT_FORMAT", "json-pretty");
+    set("HOTPATH_OUTPUT_PATH", "out-%n.json");
+    set("HOTPATH_REPORT", "threads,io-write");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.interval_ms, 50);
+    ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 9);
+    ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 1);
+    ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_ALLOC], 9);
+    ck_assert_int_eq(cfg.format, HP_FORMAT_JSON_PRETTY);
+    ck_assert_str_eq(cfg.output_path, "out-%n.json");
+    ck_assert_uint_eq(cfg.sections, BIT(HP_SEC_THREADS) | BIT(HP_SEC_IO));
+}
+END_TEST
+
+/* ---- bad values: one warning line naming variable, value and default; default kept ---- */
+
+enum field { F_INTERVAL, F_LIMITS, F_FORMAT, F_SECTIONS };
+
+static const struct bad {
+    const char *var, *value, *def;
+    enum field field;
+} bad_values[] = {
+    { "HOTPATH_THREADS_INTERVAL_MS", "abc", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "0", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "-5", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "99999999", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "3600001", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "18446744073709551617", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "100ms", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", " 100", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_INTERVAL_MS", "+100", "250", F_INTERVAL },
+    { "HOTPATH_THREADS_LIMIT", "x", "5", F_LIMITS },
+    { "HOTPATH_THREADS_LIMIT", "-1", "5", F_LIMITS },
+    { "HOTPATH_THREADS_LIMIT", "1000001", "5", F_LIMITS },
+    { "HOTPATH_MUTEXES_LIMIT", "many", "5", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_LIMIT", "2.5", "5", F_LIMITS },
+    { "HOTPATH_IO_LIMIT", "", "5", F_LIMITS },
+    { "HOTPATH_FUNCTIONS_LIMIT", "1e3", "15", F_LIMITS },
+    /* no single number: each section keeps its own default (5 or 15) */
+    { "HOTPATH_LIMIT", "-1", "default", F_LIMITS },
+    { "HOTPATH_LIMIT", "ten", "default", F_LIMITS },
+    { "HOTPATH_OUTPUT_FORMAT", "xml", "table", F_FORMAT },
+    { "HOTPATH_OUTPUT_FORMAT", "JSON", "table", F_FORMAT },
+    { "HOTPATH_OUTPUT_FORMAT", "", "table", F_FORMAT },
+    { "HOTPATH_REPORT", "bogus", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "threads,", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", ",threads", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "threads,,io", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "-", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "-all", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "threads,bogus", "all", F_SECTIONS },
+    { "HOTPATH_REPORT", "functions_cpu_and_functions_alloc_too_long", "all", F_SECTIONS },
+};
+
+START_TEST(bad_value)
+{
+    const struct bad *b = &bad_values[_i];
+    reset();
+    set(b->var, b->value);
+    parse();
+    ck_assert_msg(nwarn == 1, "%s=\"%s\": %u warnings, want 1", b->var, b->value, nwarn);
+    const char *w = warnings[0];
+    ck_assert_msg(strchr(w, '\n') == NULL, "warning spans lines: %s", w);
+    ck_assert_msg(has_token(w, b->var), "variable not named: %s", w);
+    ck_assert_msg(has_token(w, b->value), "value \"%s\" not named: %s", b->value, w);
+    ck_assert_msg(ends_with_word(w, b->def), "default \"%s\" not named: %s", b->def, w);
+    assert_defaults_except(0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(each_bad_variable_warns_once)
+{
+    set("HOTPATH_THREADS_INTERVAL_MS", "abc");
+    set("HOTPATH_FUNCTIONS_LIMIT", "x");       /* feeds two sections: still one line */
+    set("HOTPATH_OUTPUT_FORMAT", "xml");
+    set("HOTPATH_REPORT", "bogus");
+    parse();
+    ck_assert_uint_eq(nwarn, 4);
+    ck_assert(strstr(warnings[0], "HOTPATH_THREADS_INTERVAL_MS") != NULL);
+    ck_assert(strstr(warnings[1], "HOTPATH_FUNCTIONS_LIMIT") != NULL);
+    ck_assert(strstr(warnings[2], "HOTPATH_OUTPUT_FORMAT") != NULL);
+    ck_assert(strstr(warnings[3], "HOTPATH_REPORT") != NULL);
+    assert_defaults_except(0, 0, 0, 0);
+}
+END_TEST
+
+START_TEST(bad_value_does_not_disturb_others)
+{
+    set("HOTPATH_THREADS_INTERVAL_MS", "fast");
+    set("HOTPATH_THREADS_LIMIT", "12");
+    set("HOTPATH_OUTPUT_FORMAT", "json");
+    set("HOTPATH_REPORT", "io");
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert_uint_eq(cfg.interval_ms, 250);
+    ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 12);
+    ck_assert_int_eq(cfg.format, HP_FORMAT_JSON);
+    ck_assert_uint_eq(cfg.sections, BIT(HP_SEC_IO));
+}
+END_TEST
+
+START_TEST(long_bad_value_one_bounded_line)
+{
+    static char value[3000];
+    memset(value, 'z', sizeof value - 1);
+    set("HOTPATH_REPORT", value);
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert(strstr(warnings[0], "HOTPATH_REPORT") != NULL);
+    ck_assert(strchr(warnings[0], '\n') == NULL);
+    ck_assert_uint_lt(strlen(warnings[0]), 1000);
+    ck_assert_uint_eq(cfg.sections, ALL_SECTIONS);
+}
+END_TEST
+
+/* ---- hp_expand_path ---- */
+
+START_TEST(expand_path)
+{
+    char out[64];
+    ck_assert_int_eq(hp_expand_path("/tmp/hp-%p.txt", 1234, 0, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/hp-1234.txt");
+    ck_assert_int_eq(hp_expand_path("r-%n.json", 1, 3, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-3.json");
+    ck_assert_int_eq(hp_expand_path("100%%", 1, 0, out, sizeof out), 0);
+    ck_assert_str_eq(out, "100%");
+    ck_assert_int_eq(hp_expand_path("%p.%n.%%p.%%%p", 42, 7, out, sizeof out), 0);
+    ck_assert_str_eq(out, "42.7.%p.%42");
+    ck_assert_int_eq(hp_expand_path("plain", 42, 7, out, sizeof out), 0);
+    ck_assert_str_eq(out, "plain");
+    ck_assert_int_eq(hp_expand_path("", 42, 7, out, sizeof out), 0);
+    ck_assert_str_eq(out, "");
+    /* unknown or trailing % are kept as written */
+    ck_assert_int_eq(hp_expand_path("a%xb%", 42, 7, out, sizeof out), 0);
+    ck_assert_str_eq(out, "a%xb%");
+    ck_assert_int_eq(hp_expand_path("%n", 1, 4294967295u, out, sizeof out), 0);
+    ck_assert_str_eq(out, "4294967295");
+}
+END_TEST
+
+START_TEST(expand_path_too_long)
+{
+    char out[16];
+    memset(out, '#', sizeof out);
+    /* "abc" needs 4 bytes with its terminator */
+    ck_assert_int_eq(hp_expand_path("abc", 1, 0, out, 4), 0);
+    ck_assert_str_eq(out, "abc");
+    memset(out, '#', sizeof out);
+    ck_assert_int_eq(hp_expand_path("abc", 1, 0, out, 3), -1);
+    ck_assert_int_eq(out[3], '#');                  /* nothing written past out_size */
+
+    /* expansion, not the pattern, is what must fit */
+    memset(out, '#', sizeof out);
+    ck_assert_int_eq(hp_expand_path("%p", 1234567, 0, out, 8), 0);
+    ck_assert_str_eq(out, "1234567");
+    memset(out, '#', sizeof out);
+    ck_assert_int_eq(hp_expand_path("%p", 1234567, 0, out, 7), -1);
+    ck_assert_int_eq(out[7], '#');
+
+    static char big[5000];
+    memset(big, 'p', sizeof big - 1);
+    char path[HP_OUTPUT_PATH_MAX];
+    ck_assert_int_eq(hp_expand_path(big, 1, 0, path, sizeof path), -1);
+
+    /* no room at all, not even for the terminator */
+    memset(out, '#', sizeof out);
+    ck_assert_int_eq(hp_expand_path("", 1, 0, out, 0), -1);
+    ck_assert_int_eq(out[0], '#');
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("good");
+    tcase_add_checked_fixture(tc, reset, NULL);
+    HP_ADD(tc, defaults);
+    HP_ADD(tc, unrelated_variables_ignored);
+    HP_ADD(tc, section_keys);
+    HP_ADD(tc, interval_good);
+    HP_ADD(tc, per_section_limits);
+    HP_ADD(tc, common_limit_sets_every_section);
+    HP_ADD(tc, section_limit_overrides_common);
+    HP_ADD(tc, output_formats);
+    HP_ADD(tc, output_path);
+    HP_ADD(tc, output_path_length_limit);
+    HP_ADD(tc, report_sections);
+    HP_ADD(tc, everything_at_once);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("bad");
+    tcase_add_checked_fixture(tc, reset, NULL);
+    tcase_add_loop_test(tc, bad_value, 0, (int)(sizeof bad_values / sizeof *bad_values));
+    HP_ADD(tc, bad_section_limit_falls_back_to_common);
+    HP_ADD(tc, each_bad_variable_warns_once);
+    HP_ADD(tc, bad_value_does_not_disturb_others);
+    HP_ADD(tc, long_bad_value_one_bounded_line);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("expand_path");
+    HP_ADD(tc, expand_path);
+    HP_ADD(tc, expand_path_too_long);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+HP_UNIT_MAIN(config_suite)
