@@ -17,6 +17,7 @@
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
+#include "../collectors/ticks.h"
 #include "../report/report.h"
 
 struct hp_real hp_real;
@@ -112,7 +113,16 @@ static void warn_line(const char *line)
 
 static void at_exit(void)
 {
-    if (hp_active && getpid() == hp_pid) hp_report_write_final();
+    if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
+}
+
+/* Profiler work on a program thread: the guard keeps the hooks from counting it. */
+void hp_report_as_profiler(void)
+{
+    struct hp_thread *t = hp_self;
+    if (t) t->guard++;
+    hp_report_write_final();
+    if (t) t->guard--;
 }
 
 __attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
@@ -123,6 +133,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     if (!hp_real.malloc || !hp_real.usable_size || !hp_real.pthread_create) return;
 
     hp_memory_init();
+    hp_ticks_init();
     hp_alloc_init();
     hp_pid = getpid();
     hp_active = 1;

@@ -148,7 +148,7 @@ HP_EXPORT pid_t fork(void)
 static void report_before_exit(void)
 {
     /* a vfork child runs in our memory under another pid: it only passes through */
-    if (hp_active && getpid() == hp_pid) hp_report_write_final();
+    if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
 }
 
 HP_EXPORT void _exit(int status)

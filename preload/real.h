@@ -56,6 +56,9 @@ struct hp_thread *hp_adopt_self(void);
 /* Choose how usable sizes are read (once, at start). */
 void hp_alloc_init(void);
 
+/* Write the final report from a program thread, with the guard set. */
+void hp_report_as_profiler(void);
+
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
 
