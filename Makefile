@@ -18,7 +18,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
 # Parts the unit tests link directly (everything but the hooks and the process-wide pieces).
-UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/histogram.c \
+UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/histogram.c collectors/child_env.c \
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)

@@ -12,8 +12,8 @@ const char *const hp_section_keys[HP_SEC_COUNT] = {
 
 /* Per-section row limit variables and their defaults; HOTPATH_LIMIT replaces every default. */
 static const struct { const char *var; unsigned def; } limit_vars[HP_SEC_COUNT] = {
-    { "HOTPATH_THREADS_LIMIT", 5 },   { "HOTPATH_MUTEXES_LIMIT", 5 },
-    { "HOTPATH_RW_LOCKS_LIMIT", 5 },  { "HOTPATH_IO_LIMIT", 5 },
+    { "HOTPATH_THREADS_LIMIT", 5 },   { "HOTPATH_MUTEXES_LIMIT", 10 },
+    { "HOTPATH_RW_LOCKS_LIMIT", 10 }, { "HOTPATH_IO_LIMIT", 5 },
     { "HOTPATH_FUNCTIONS_LIMIT", 15 }, { "HOTPATH_FUNCTIONS_LIMIT", 15 },
 };
 
@@ -41,6 +41,44 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
     if (v < lo) return -1;
     *out = (unsigned)v;
     return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = { "true", "1", "yes", "on" }, *const no[] = { "false", "0", "no", "off" };
+    for (unsigned i = 0; i < 4; i++) {
+        if (strcmp(s, yes[i]) == 0) { *out = 1; return 0; }
+        if (strcmp(s, no[i]) == 0) { *out = 0; return 0; }
+    }
+    return -1;
+}
+
+/* A sampling rate r from 0.0 to 1.0 (plain decimal: "0.05", "1", "0", ".5") as a period: every
+ * round(1/r)-th event, 0 = none. */
+static int parse_rate(const char *s, unsigned *period)
+{
+    double v = 0, scale = 1;
+    int digits = 0, dot = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '.' && !dot) { dot = 1; continue; }
+        if (*p < '0' || *p > '9' || digits > 18) return -1;
+        digits++;
+        if (dot) { scale /= 10; v += (*p - '0') * scale; }
+        else v = v * 10 + (*p - '0');
+    }
+    if (!digits || v > 1.0) return -1;
+    if (v == 0) { *period = 0; return 0; }
+    double n = 1.0 / v + 0.5;
+    *period = n >= 4294967295.0 ? 4294967295u : (unsigned)n;
+    return 0;
+}
+
+static void parse_rate_var(hp_getenv_fn get, hp_warn_fn warn, const char *var, const char *def,
+                           unsigned *period)
+{
+    const char *s = get(var);
+    if (s && parse_rate(s, period) != 0)
+        warn_bad(warn, var, s, "a rate from 0.0 (count only) to 1.0 (time every one)", def);
 }
 
 static void parse_number(hp_getenv_fn get, hp_warn_fn warn, const char *var, unsigned lo,
@@ -142,6 +180,29 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
         if (strlen(s) < sizeof c->output_path) strcpy(c->output_path, s);
         else warn_bad(warn, "HOTPATH_OUTPUT_PATH", s, "a path shorter than 4096 bytes", "stderr");
     }
+
+    s = get("HOTPATH_NO_CHILDREN");
+    if (s && parse_bool(s, &c->no_children) != 0)
+        warn_bad(warn, "HOTPATH_NO_CHILDREN", s, "true or false", "false");
+
+    parse_number(get, warn, "HOTPATH_CHECKPOINT_S", 0, 86400,
+                 "a whole number of seconds from 0 (off) to 86400", &c->checkpoint_s);
+    c->exited_threads_limit = 1000;
+    parse_number(get, warn, "HOTPATH_EXITED_THREADS_LIMIT", 1, 10000000,
+                 "a whole number of threads from 1 to 10000000", &c->exited_threads_limit);
+
+    /* Locks view: a common sampling rate, then each view's own. */
+    char rate_def[32];
+    snprintf(rate_def, sizeof rate_def, "%g", HP_LOCKS_DEFAULT_RATE);
+    unsigned period = (unsigned)(1.0 / HP_LOCKS_DEFAULT_RATE + 0.5);
+    parse_rate_var(get, warn, "HOTPATH_TIME_SAMPLING_RATE", rate_def, &period);
+    c->mutex_time_period = c->rwlock_time_period = period;
+    snprintf(rate_def, sizeof rate_def, "%g", period ? 1.0 / period : 0.0);
+    parse_rate_var(get, warn, "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", rate_def, &c->mutex_time_period);
+    parse_rate_var(get, warn, "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", rate_def, &c->rwlock_time_period);
+    s = get("HOTPATH_LOCKS_ITER");
+    if (s && parse_bool(s, &c->locks_iter) != 0)
+        warn_bad(warn, "HOTPATH_LOCKS_ITER", s, "true or false", "false");
 
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)

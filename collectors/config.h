@@ -15,6 +15,7 @@ enum hp_section_id {
 extern const char *const hp_section_keys[HP_SEC_COUNT];
 
 #define HP_OUTPUT_PATH_MAX 4096
+#define HP_LOCKS_DEFAULT_RATE 0.05       /* every 20th uncontended hold timed (see README.md) */
 
 struct hp_config {
     unsigned interval_ms;               /* HOTPATH_THREADS_INTERVAL_MS, default 250 */
@@ -22,6 +23,13 @@ struct hp_config {
     enum hp_format format;              /* HOTPATH_OUTPUT_FORMAT */
     char output_path[HP_OUTPUT_PATH_MAX]; /* HOTPATH_OUTPUT_PATH, "" = stderr */
     uint32_t sections;                  /* HOTPATH_REPORT, bit per hp_section_id */
+    /* Locks view: HOTPATH_{MUTEXES,RW_LOCKS}_TIME_SAMPLING_RATE r (default HOTPATH_TIME_SAMPLING_RATE,
+     * else HP_LOCKS_DEFAULT_RATE) as a period: every round(1/r)-th hold per thread is timed, 0 = none. */
+    unsigned mutex_time_period, rwlock_time_period;
+    int locks_iter;                     /* HOTPATH_LOCKS_ITER: one row per lock instance, no merging */
+    int no_children;                    /* HOTPATH_NO_CHILDREN: children run unprofiled */
+    unsigned checkpoint_s;              /* HOTPATH_CHECKPOINT_S: rewrite the report file, 0 = off */
+    unsigned exited_threads_limit;      /* HOTPATH_EXITED_THREADS_LIMIT: exited rows kept apart */
 };
 
 typedef const char *(*hp_getenv_fn)(const char *name);

@@ -2,6 +2,7 @@
  * from page-backed slabs and go back to a free list when their thread has left /proc. */
 #include "registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "memory.h"
@@ -33,11 +34,19 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
         out->alloc_count = hp_read(&t->alloc_count);
         out->free_bytes = hp_read(&t->free_bytes);
         out->free_count = hp_read(&t->free_count);
+        out->lock_wait_ticks = hp_read(&t->lock_wait_ticks);
+        out->cond_wait_ticks = hp_read(&t->cond_wait_ticks);
+        out->cond_wait_count = hp_read(&t->cond_wait_count);
+        out->blocked_on = atomic_load_explicit(&t->blocked_on, memory_order_relaxed);
     } else {
         out->alloc_bytes = r->alloc_bytes;
         out->alloc_count = r->alloc_count;
         out->free_bytes = r->free_bytes;
         out->free_count = r->free_count;
+        out->lock_wait_ticks = r->lock_wait_ticks;
+        out->cond_wait_ticks = r->cond_wait_ticks;
+        out->cond_wait_count = r->cond_wait_count;
+        out->blocked_on = NULL;
     }
 }
 
@@ -199,6 +208,9 @@ void hp_registry_gone(struct hp_record *r)
     r->alloc_count = c.alloc_count;
     r->free_bytes = c.free_bytes;
     r->free_count = c.free_count;
+    r->lock_wait_ticks = c.lock_wait_ticks;
+    r->cond_wait_ticks = c.cond_wait_ticks;
+    r->cond_wait_count = c.cond_wait_count;
     if (r->state) {
         r->state->next_free = free_states;
         free_states = r->state;
@@ -251,5 +263,32 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
         memcpy(r->inherited, old.comm, sizeof r->inherited);
     }
     self->alloc_bytes = self->alloc_count = self->free_bytes = self->free_count = 0;
+    self->lock_wait_ticks = self->cond_wait_ticks = self->cond_wait_count = 0;
     hp_spin_unlock(&lock);
+}
+
+void hp_record_name(const struct hp_record *r, char *out, size_t size)
+{
+    /* Named through the hooks; else a comm the thread did not inherit (renamed some other way);
+     * else "main" for the first thread; else thread_N by creation order. */
+    if (r->named) snprintf(out, size, "%s", r->name);
+    else if (r->comm[0] && r->inherited[0] && strcmp(r->comm, r->inherited) != 0)
+        snprintf(out, size, "%s", r->comm);
+    else if (r->index == 0) snprintf(out, size, "main");
+    else snprintf(out, size, "thread_%u", r->index);
+}
+
+int hp_registry_name_of_tid(int tid, char *out, size_t size)
+{
+    int found = 0;
+    hp_spin_lock(&lock);
+    for (uint32_t i = count; i-- > 0 && !found;) {
+        struct hp_record *r = hp_record_at(i);
+        if (r->tid == tid && !r->unused) {
+            hp_record_name(r, out, size);
+            found = 1;
+        }
+    }
+    hp_spin_unlock(&lock);
+    return found;
 }

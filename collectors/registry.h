@@ -4,6 +4,7 @@
 #ifndef HP_REGISTRY_H
 #define HP_REGISTRY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "thread_state.h"
@@ -28,18 +29,27 @@ struct hp_record {
     uint64_t base_cpu_ns, base_time_ns; /* the previous reading, for CPU% */
     double cpu_pct, max_pct;
     uint64_t alloc_bytes, alloc_count, free_bytes, free_count; /* final, once gone */
+    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view, final once gone */
     struct hp_thread *state;
     void *(*start_fn)(void *);      /* what the thread runs, until it has started */
     void *start_arg;
 };
 
-struct hp_counts { uint64_t alloc_bytes, alloc_count, free_bytes, free_count; };
+struct hp_counts {
+    uint64_t alloc_bytes, alloc_count, free_bytes, free_count;
+    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view */
+    void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
+};
 
 void hp_registry_lock(void);
 void hp_registry_unlock(void);
 uint32_t hp_registry_count(void);
 struct hp_record *hp_record_at(uint32_t i);   /* caller holds the lock */
 void hp_record_counts(const struct hp_record *r, struct hp_counts *out); /* caller holds the lock */
+/* The name a report gives the thread (caller holds the lock). */
+void hp_record_name(const struct hp_record *r, char *out, size_t size);
+/* The report name of a thread by its tid; 0 when unknown. */
+int hp_registry_name_of_tid(int tid, char *out, size_t size);
 
 /* A thread is about to be created: its record is made now so its index is its creation order,
  * and holds what the thread will run (no allocation needed to pass it along). */

@@ -6,11 +6,13 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "../collectors/child_env.h"
 #include "../collectors/clock.h"
 #include "../collectors/config.h"
 #include "../collectors/memory.h"
@@ -20,9 +22,13 @@
 #include "../collectors/ticks.h"
 #include "../report/report.h"
 
+extern char **environ;
+
 struct hp_real hp_real;
 int hp_active;
 int hp_pid;
+char hp_lib_path[4096];
+char **hp_settings;
 
 /* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
 
@@ -77,6 +83,7 @@ int hp_resolve(void)
     LOOKUP(Exit_, "_Exit");
     LOOKUP(sigaction, "sigaction");
     LOOKUP(signal, "signal");
+    hp_resolve_exec();
     LOOKUP(malloc, "malloc");   /* last: a non-NULL malloc means every lookup is done */
     errno = saved;
     resolving = 0;
@@ -125,6 +132,28 @@ void hp_report_as_profiler(void)
     if (t) t->guard--;
 }
 
+/* Our own path (children's LD_PRELOAD) and the image number an exec handed over; the variable
+ * is taken out of the environment so the program never sees it. */
+static void find_identity(void)
+{
+    Dl_info info;
+    if (dladdr((void *)hp_resolve, &info) && info.dli_fname) {
+        if (info.dli_fname[0] == '/' || !realpath(info.dli_fname, hp_lib_path))
+            snprintf(hp_lib_path, sizeof hp_lib_path, "%s", info.dli_fname);
+    }
+    size_t n = 0, k = 0;
+    for (char **e = environ; *e; e++) n++;
+    if ((hp_settings = hp_alloc((n + 1) * sizeof *hp_settings)))
+        for (char **e = environ; *e; e++)
+            if (strncmp(*e, "HOTPATH_", 8) == 0 && strncmp(*e, HP_IMAGE_VAR "=", sizeof HP_IMAGE_VAR) != 0)
+                hp_settings[k++] = hp_strdup(*e);
+    const char *image = getenv(HP_IMAGE_VAR);
+    if (image) {
+        hp_report_set_image((unsigned)strtoul(image, NULL, 10));
+        unsetenv(HP_IMAGE_VAR);
+    }
+}
+
 __attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
 {
     (void)envp;
@@ -141,6 +170,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     if (!self) { hp_active = 0; return; }
     self->guard++;
     hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
+    find_identity();
     char comm[16];
     hp_platform_thread_comm(comm);
     hp_registry_inherit(self->record, comm);

@@ -1,9 +1,7 @@
-/* process.c — process-level hooks (DESIGN.md rules 11, 13, 14): fork (the child profiles itself
- * afresh), _exit/_Exit (report first), and the report signals SIGTERM, SIGINT and SIGHUP, where
- * the profiler's handler is invisible to the program and gives way to any handler it installs. */
+/* process.c — process lifetime hooks (DESIGN.md rules 13, 14): fork (the child profiles itself
+ * afresh) and _exit/_Exit (report first). Signals are in signals.c, exec in exec.c. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,113 +9,8 @@
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
-#include "../collectors/spinlock.h"
 #include "../report/report.h"
 #include "real.h"
-
-#define REPORT_TIMEOUT_MS 2000
-
-static const int report_signals[] = { SIGTERM, SIGINT, SIGHUP };
-
-static hp_spinlock signals_lock = HP_SPINLOCK_INIT;
-static unsigned char ours[NSIG];               /* our handler is installed for this signal */
-static struct sigaction program_view[NSIG];    /* what the program believes is installed */
-
-static int is_report_signal(int sig)
-{
-    for (size_t i = 0; i < sizeof report_signals / sizeof *report_signals; i++)
-        if (report_signals[i] == sig) return 1;
-    return 0;
-}
-
-static int is_default(const struct sigaction *act)
-{
-    return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
-}
-
-/* The report is written by the sampler thread (this handler may have interrupted a thread that
- * holds a libc lock); then the default action runs, so the exit status is the signal's. */
-static void on_report_signal(int sig)
-{
-    int saved = errno;
-    if (getpid() == hp_pid) hp_sampler_report_from_signal(REPORT_TIMEOUT_MS);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    hp_real.sigaction(sig, &dfl, NULL);
-    errno = saved;
-    raise(sig);   /* blocked while we run: delivered with the default action as we return */
-}
-
-static int install_ours(int sig)
-{
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_report_signal;
-    act.sa_flags = SA_RESTART;
-    return hp_real.sigaction(sig, &act, NULL);
-}
-
-void hp_signals_init(void)
-{
-    for (size_t i = 0; i < sizeof report_signals / sizeof *report_signals; i++) {
-        int sig = report_signals[i];
-        struct sigaction cur;
-        if (hp_real.sigaction(sig, NULL, &cur) != 0 || !is_default(&cur)) continue;
-        program_view[sig] = cur;
-        if (install_ours(sig) == 0) ours[sig] = 1;
-    }
-}
-
-HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-    hp_resolve();
-    if (!hp_active || sig <= 0 || sig >= NSIG || !is_report_signal(sig))
-        return hp_real.sigaction(sig, act, old);
-    int r = 0, saved = errno;
-    hp_spin_lock(&signals_lock);
-    if (ours[sig]) {
-        struct sigaction view = program_view[sig];
-        if (act && !is_default(act)) {
-            r = hp_real.sigaction(sig, act, NULL);   /* the program's handler replaces ours */
-            if (r == 0) ours[sig] = 0;
-            else saved = errno;
-        } else if (act) {
-            program_view[sig] = *act;
-        }
-        if (r == 0 && old) *old = view;
-    } else if (act && is_default(act)) {
-        /* back to the default: the default action with a report before it */
-        r = hp_real.sigaction(sig, NULL, old);
-        if (r == 0 && install_ours(sig) == 0) {
-            ours[sig] = 1;
-            program_view[sig] = *act;
-        }
-        if (r != 0) saved = errno;
-    } else {
-        r = hp_real.sigaction(sig, act, old);
-        if (r != 0) saved = errno;
-    }
-    hp_spin_unlock(&signals_lock);
-    errno = saved;
-    return r;
-}
-
-/* signal() has BSD semantics in glibc: the signal is masked in its handler, calls restart. */
-HP_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
-{
-    hp_resolve();
-    if (!hp_active || sig <= 0 || sig >= NSIG || !is_report_signal(sig))
-        return hp_real.signal(sig, handler);
-    struct sigaction act, old;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = handler;
-    sigemptyset(&act.sa_mask);
-    sigaddset(&act.sa_mask, sig);
-    act.sa_flags = SA_RESTART;
-    if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
-    return old.sa_handler;
-}
 
 HP_EXPORT pid_t fork(void)
 {

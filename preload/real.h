@@ -40,6 +40,11 @@ extern int hp_pid;
 
 /* Look up every real function; 0 while a lookup is already under way on this thread. */
 int hp_resolve(void);
+void hp_resolve_exec(void);
+/* Where libhotpath.so itself lives, for children's LD_PRELOAD. */
+extern char hp_lib_path[];
+/* The HOTPATH_* entries of our environment at start, NULL-terminated, for children. */
+extern char **hp_settings;
 void *hp_boot_alloc(size_t n, size_t align);
 size_t hp_boot_size(const void *p);   /* the size asked for a boot-arena block */
 #define HP_BOOT_ARENA_SIZE (64 * 1024)

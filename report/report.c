@@ -4,7 +4,9 @@
 #include "report.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -13,6 +15,7 @@
 
 #include "../collectors/clock.h"
 #include "../collectors/memory.h"
+#include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "format.h"
 #include "json.h"
@@ -24,6 +27,9 @@ static char **report_argv;
 static int report_argc;
 static _Atomic int written;
 static int stderr_copy = -1;
+static unsigned report_image;
+static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
+static _Atomic int signal_tid;        /* the thread it was delivered to */
 
 void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns)
 {
@@ -52,7 +58,34 @@ void hp_report_child_identity(int pid, uint64_t start_ns)
 {
     report_pid = pid;
     report_start_ns = start_ns;
+    report_image = 0;
     atomic_store(&written, 0);
+}
+
+void hp_report_set_image(unsigned image)
+{
+    report_image = image;
+}
+
+unsigned hp_report_image(void)
+{
+    return report_image;
+}
+
+void hp_report_rearm(void)
+{
+    atomic_store(&written, 0);
+}
+
+void hp_report_ending_signal(int sig, int tid)
+{
+    atomic_store(&signal_tid, tid);
+    atomic_store(&ending_signal, sig);
+}
+
+static void signal_thread(char *out, size_t size)
+{
+    if (!hp_registry_name_of_tid(atomic_load(&signal_tid), out, size)) snprintf(out, size, "?");
 }
 
 static const char *command(void)
@@ -86,6 +119,13 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_buf_printf(out, " | %s |", dur);
     for (unsigned i = 0; i < n; i++) hp_buf_printf(out, "%s %s", i ? "," : "", t[i].section->title);
     if (n == 0) hp_buf_puts(out, " no sections");
+    int sig = atomic_load(&ending_signal);
+    if (sig) {
+        char thread[24];
+        signal_thread(thread, sizeof thread);
+        hp_buf_printf(out, " | ended by SIG%s in ", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        hp_buf_puts(out, thread);
+    }
     hp_buf_putc(out, '\n');
     for (unsigned i = 0; i < n; i++) {
         hp_buf_putc(out, '\n');
@@ -113,6 +153,19 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     for (int i = 0; i < report_argc; i++) hp_json_string(&j, NULL, report_argv[i]);
     hp_json_array_end(&j);
     hp_json_u64(&j, "elapsed_ns", elapsed);
+    hp_json_u64(&j, "image", report_image);
+    int sig = atomic_load(&ending_signal);
+    if (sig) {
+        char name[16] = "SIG";
+        strncat(name, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", sizeof name - 4);
+        hp_json_string(&j, "ended_by_signal", name);
+        char thread[24];
+        signal_thread(thread, sizeof thread);
+        hp_json_string(&j, "signal_thread", thread);
+    } else {
+        hp_json_null(&j, "ended_by_signal");
+        hp_json_null(&j, "signal_thread");
+    }
     struct hp_process_figures f;
     hp_sampler_figures(&f);
     hp_json_object_begin(&j, "profiler");
@@ -159,7 +212,7 @@ static int open_output(void)
 {
     if (!hp_config.output_path[0]) return stderr_fd();
     char path[HP_OUTPUT_PATH_MAX + 32];
-    if (hp_expand_path(hp_config.output_path, report_pid, 0, path, sizeof path) != 0) {
+    if (hp_expand_path(hp_config.output_path, report_pid, report_image, path, sizeof path) != 0) {
         warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
         return stderr_fd();
     }

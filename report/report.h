@@ -13,6 +13,14 @@
 /* Who is being profiled: set at start and again in a fork child. argv is copied. */
 void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns);
 void hp_report_child_identity(int pid, uint64_t start_ns);
+/* The process image number (%n): 0 before any exec, carried across exec. */
+void hp_report_set_image(unsigned image);
+unsigned hp_report_image(void);
+/* An exec failed: the image goes on and will report again at its end. */
+void hp_report_rearm(void);
+/* The process is ending by this signal, delivered to thread tid (named in the report).
+ * Async-signal-safe. */
+void hp_report_ending_signal(int sig, int tid);
 /* Keep a private copy of stderr for the report (called once at start). */
 void hp_report_keep_stderr(void);
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections);

@@ -29,17 +29,6 @@ struct threads_snap {
     struct hp_counts total;
 };
 
-/* Named through the hooks; else a comm the thread did not inherit (renamed some other way);
- * else "main" for the first thread; else thread_N by creation order. */
-static void row_name(const struct hp_record *r, char *out, size_t size)
-{
-    if (r->named) snprintf(out, size, "%s", r->name);
-    else if (r->comm[0] && r->inherited[0] && strcmp(r->comm, r->inherited) != 0)
-        snprintf(out, size, "%s", r->comm);
-    else if (r->index == 0) snprintf(out, size, "main");
-    else snprintf(out, size, "thread_%u", r->index);
-}
-
 static const char *row_status(const struct hp_record *r)
 {
     if (r->exited || r->gone) return "Exited";
@@ -75,7 +64,7 @@ static void *threads_snapshot(void)
         struct thread_row *row = &s->rows[s->n++];
         row->index = r->index;
         row->tid = r->tid;
-        row_name(r, row->name, sizeof row->name);
+        hp_record_name(r, row->name, sizeof row->name);
         row->status = row_status(r);
         row->has_pct = r->has_pct && !r->exited && !r->gone;
         row->cpu_pct = r->cpu_pct;

@@ -1,8 +1,10 @@
 /* exit_paths.c — every way a process ends: `return`, `exit`, `_exit`, `_Exit`, `sigterm` (waits
  * to be killed, default action), `handler` (its own SIGTERM handler runs and exits 7), `ignore`
- * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount).
+ * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount),
+ * `segv` (a null pointer write in a named thread), `abort`, `fpe` (integer division by zero).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +12,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void *marker(size_t n)
+static void *volatile kept;     /* keeps markers alive: the compiler may not drop them */
+
+static void marker(size_t n)
 {
     void *p = malloc(n);
     memset(p, 1, n);
-    return p;
+    kept = p;
+}
+
+static volatile int divisor;   /* 0: integer division by it traps */
+
+static void *crash(void *arg)
+{
+    pthread_setname_np(pthread_self(), "crasher");
+    marker(50000);
+    *(volatile int *)arg = 1;      /* arg is NULL */
+    return NULL;
 }
 
 static void on_term(int sig)
@@ -48,6 +62,17 @@ int main(int argc, char **argv)
         kill(getpid(), SIGTERM);
         if (!strcmp(mode, "ignore")) return 3;
         for (;;) pause();
+    }
+    if (!strcmp(mode, "segv")) {
+        pthread_t t;
+        pthread_create(&t, NULL, crash, NULL);
+        pthread_join(t, NULL);
+        return 0;
+    }
+    if (!strcmp(mode, "abort")) abort();
+    if (!strcmp(mode, "fpe")) {
+        printf("%d\n", argc / divisor);
+        return 0;
     }
     if (!strcmp(mode, "fork")) {
         pid_t pid = fork();

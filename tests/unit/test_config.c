@@ -90,8 +90,8 @@ static void assert_defaults_except(int skip_interval, int skip_limits, int skip_
     if (!skip_interval) ck_assert_uint_eq(cfg.interval_ms, 250);
     if (!skip_limits) {
         ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 5);
-        ck_assert_uint_eq(cfg.limits[HP_SEC_MUTEXES], 5);
-        ck_assert_uint_eq(cfg.limits[HP_SEC_RW_LOCKS], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_MUTEXES], 10);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_RW_LOCKS], 10);
         ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 5);
         ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_CPU], 15);
         ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_ALLOC], 15);
@@ -166,7 +166,7 @@ START_TEST(per_section_limits)
         { "HOTPATH_IO_LIMIT", HP_SEC_IO, -1 },
         { "HOTPATH_FUNCTIONS_LIMIT", HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC },
     };
-    static const unsigned defaults[HP_SEC_COUNT] = { 5, 5, 5, 5, 15, 15 };
+    static const unsigned defaults[HP_SEC_COUNT] = { 5, 10, 10, 5, 15, 15 };
     for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
         static const char *const values[] = { "0", "3", "1000000" };
         static const unsigned expect[] = { 0, 3, 1000000 };
@@ -345,6 +345,48 @@ START_TEST(everything_at_once)
 }
 END_TEST
 
+/* ---- locks view: sampling rates as periods, per-instance rows ---- */
+
+START_TEST(locks_settings)
+{
+    parse();
+    ck_assert_uint_eq(cfg.mutex_time_period, 20);      /* HP_LOCKS_DEFAULT_RATE 0.05 */
+    ck_assert_uint_eq(cfg.rwlock_time_period, 20);
+    ck_assert_int_eq(cfg.locks_iter, 0);
+    static const struct { const char *rate; unsigned period; } cases[] = {
+        { "1", 1 }, { "1.0", 1 }, { "0", 0 }, { "0.0", 0 }, { "0.5", 2 }, { ".25", 4 },
+        { "0.3", 3 }, { "0.01", 100 }, { "0.001", 1000 }, { "0.4", 3 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_MUTEXES_TIME_SAMPLING_RATE", cases[i].rate);
+        parse();
+        assert_no_warnings();
+        ck_assert_msg(cfg.mutex_time_period == cases[i].period, "rate %s: period %u, want %u",
+                      cases[i].rate, cfg.mutex_time_period, cases[i].period);
+        ck_assert_uint_eq(cfg.rwlock_time_period, 20);
+    }
+    /* the common rate sets both defaults; a view's own rate wins */
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "1");
+    set("HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "0.1");
+    set("HOTPATH_LOCKS_ITER", "true");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.mutex_time_period, 1);
+    ck_assert_uint_eq(cfg.rwlock_time_period, 10);
+    ck_assert_int_eq(cfg.locks_iter, 1);
+    /* a bad view rate keeps the common one, and says so */
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "0.5");
+    set("HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "2");
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert_uint_eq(cfg.mutex_time_period, 2);
+    ck_assert(ends_with_word(warnings[0], "0.5"));
+}
+END_TEST
+
 /* ---- bad values: one warning line naming variable, value and default; default kept ---- */
 
 enum field { F_INTERVAL, F_LIMITS, F_FORMAT, F_SECTIONS };
@@ -366,10 +408,17 @@ static const struct bad {
     { "HOTPATH_THREADS_LIMIT", "x", "5", F_LIMITS },
     { "HOTPATH_THREADS_LIMIT", "-1", "5", F_LIMITS },
     { "HOTPATH_THREADS_LIMIT", "1000001", "5", F_LIMITS },
-    { "HOTPATH_MUTEXES_LIMIT", "many", "5", F_LIMITS },
-    { "HOTPATH_RW_LOCKS_LIMIT", "2.5", "5", F_LIMITS },
+    { "HOTPATH_MUTEXES_LIMIT", "many", "10", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_LIMIT", "2.5", "10", F_LIMITS },
     { "HOTPATH_IO_LIMIT", "", "5", F_LIMITS },
     { "HOTPATH_FUNCTIONS_LIMIT", "1e3", "15", F_LIMITS },
+    { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "1.5", "0.05", F_LIMITS },
+    { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "-0.1", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "1e-2", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "", "0.05", F_LIMITS },
+    { "HOTPATH_TIME_SAMPLING_RATE", "half", "0.05", F_LIMITS },
+    { "HOTPATH_TIME_SAMPLING_RATE", "0..5", "0.05", F_LIMITS },
+    { "HOTPATH_LOCKS_ITER", "maybe", "false", F_LIMITS },
     /* no single number: each section keeps its own default (5 or 15) */
     { "HOTPATH_LIMIT", "-1", "default", F_LIMITS },
     { "HOTPATH_LIMIT", "ten", "default", F_LIMITS },
@@ -385,7 +434,41 @@ static const struct bad {
     { "HOTPATH_REPORT", "-all", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "threads,bogus", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "functions_cpu_and_functions_alloc_too_long", "all", F_SECTIONS },
+    { "HOTPATH_NO_CHILDREN", "maybe", "false", 0 },
+    { "HOTPATH_CHECKPOINT_S", "-1", "0", 0 },
+    { "HOTPATH_CHECKPOINT_S", "86401", "0", 0 },
+    { "HOTPATH_EXITED_THREADS_LIMIT", "0", "1000", 0 },
+    { "HOTPATH_EXITED_THREADS_LIMIT", "many", "1000", 0 },
 };
+
+START_TEST(process_settings)
+{
+    reset();
+    parse();
+    ck_assert_int_eq(cfg.no_children, 0);
+    ck_assert_uint_eq(cfg.checkpoint_s, 0);
+    ck_assert_uint_eq(cfg.exited_threads_limit, 1000);
+    static const char *const yes[] = { "true", "1", "yes", "on" }, *const no[] = { "false", "0", "no", "off" };
+    for (int i = 0; i < 4; i++) {
+        reset();
+        set("HOTPATH_NO_CHILDREN", yes[i]);
+        parse();
+        ck_assert_int_eq(cfg.no_children, 1);
+        reset();
+        set("HOTPATH_NO_CHILDREN", no[i]);
+        parse();
+        ck_assert_int_eq(cfg.no_children, 0);
+        assert_no_warnings();
+    }
+    reset();
+    set("HOTPATH_CHECKPOINT_S", "30");
+    set("HOTPATH_EXITED_THREADS_LIMIT", "5");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.checkpoint_s, 30);
+    ck_assert_uint_eq(cfg.exited_threads_limit, 5);
+}
+END_TEST
 
 START_TEST(bad_value)
 {
@@ -521,10 +604,12 @@ static Suite *config_suite(void)
     HP_ADD(tc, output_path_length_limit);
     HP_ADD(tc, report_sections);
     HP_ADD(tc, everything_at_once);
+    HP_ADD(tc, locks_settings);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad");
     tcase_add_checked_fixture(tc, reset, NULL);
+    tcase_add_test(tc, process_settings);
     tcase_add_loop_test(tc, bad_value, 0, (int)(sizeof bad_values / sizeof *bad_values));
     HP_ADD(tc, bad_section_limit_falls_back_to_common);
     HP_ADD(tc, each_bad_variable_warns_once);

@@ -1,0 +1,196 @@
+/* exec.c — the exec family and posix_spawn (DESIGN.md rule 13): the image being replaced writes
+ * its report first (atexit does not run at exec) and a failed exec goes on profiling; children
+ * get libhotpath.so back in an explicit environment (or taken out, HOTPATH_NO_CHILDREN=true), and
+ * an exec carries the process image number (%n) to the next image. A vfork child, which shares
+ * our memory under another pid, passes straight through. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "../collectors/child_env.h"
+#include "../collectors/config.h"
+#include "../collectors/thread_state.h"
+#include "../report/report.h"
+#include "real.h"
+
+extern char **environ;
+
+static struct {
+    int (*execve)(const char *, char *const[], char *const[]);
+    int (*execvpe)(const char *, char *const[], char *const[]);
+    int (*fexecve)(int, char *const[], char *const[]);
+    int (*execveat)(int, const char *, char *const[], char *const[], int);
+    int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                       const posix_spawnattr_t *, char *const[], char *const[]);
+    int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                        const posix_spawnattr_t *, char *const[], char *const[]);
+} real;
+
+void hp_resolve_exec(void)
+{
+    *(void **)&real.execve = dlsym(RTLD_NEXT, "execve");
+    *(void **)&real.execvpe = dlsym(RTLD_NEXT, "execvpe");
+    *(void **)&real.fexecve = dlsym(RTLD_NEXT, "fexecve");
+    *(void **)&real.execveat = dlsym(RTLD_NEXT, "execveat");
+    *(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
+    *(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+}
+
+/* Whether this process is the profiled one (not a vfork child sharing our memory). */
+static int profiled_here(void)
+{
+    hp_resolve();
+    return hp_active && getpid() == hp_pid;
+}
+
+/* The child's environment; the original one when it cannot be made. */
+static char **child_env(char *const envp[], long image)
+{
+    struct hp_thread *t = hp_self;
+    if (t) t->guard++;
+    char **env = hp_child_env(envp, hp_settings, hp_lib_path, !hp_config.no_children, image);
+    if (t) t->guard--;
+    return env;
+}
+
+enum exec_kind { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
+
+struct exec_call {
+    enum exec_kind kind;
+    int fd;
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    int flags;
+};
+
+static int call_real(const struct exec_call *c, char *const envp[])
+{
+    switch (c->kind) {
+    case EXEC_PATH: return real.execve(c->path, c->argv, envp);
+    case EXEC_SEARCH: return real.execvpe(c->path, c->argv, envp);
+    case EXEC_FD: return real.fexecve(c->fd, c->argv, envp);
+    case EXEC_AT: return real.execveat(c->fd, c->path, c->argv, envp, c->flags);
+    }
+    errno = EINVAL;
+    return -1;
+}
+
+static int do_exec(const struct exec_call *c)
+{
+    if (!profiled_here()) return call_real(c, c->envp);
+    char **env = child_env(c->envp, (long)hp_report_image() + 1);
+    hp_report_as_profiler();
+    int r = call_real(c, env ? env : c->envp);
+    /* still here: the exec failed, this image goes on and reports again at its end */
+    int saved = errno;
+    hp_report_rearm();
+    if (hp_self) hp_self->guard++;
+    hp_child_env_free(env);
+    if (hp_self) hp_self->guard--;
+    errno = saved;
+    return r;
+}
+
+HP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_PATH, .path = path, .argv = argv, .envp = envp });
+}
+
+HP_EXPORT int execv(const char *path, char *const argv[])
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_PATH, .path = path, .argv = argv, .envp = environ });
+}
+
+HP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_SEARCH, .path = file, .argv = argv, .envp = envp });
+}
+
+HP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_SEARCH, .path = file, .argv = argv, .envp = environ });
+}
+
+HP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_FD, .fd = fd, .argv = argv, .envp = envp });
+}
+
+HP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+    return do_exec(&(struct exec_call){ .kind = EXEC_AT, .fd = dirfd, .path = path, .argv = argv,
+                                        .envp = envp, .flags = flags });
+}
+
+/* execl, execlp, execle: the arguments into an array on the stack (no allocation: these may
+ * run in a vfork child). */
+#define COLLECT_ARGS(arg0, ap, argv, envp_out)                                   \
+    size_t argc_ = 1;                                                            \
+    va_start(ap, arg0);                                                          \
+    while (va_arg(ap, const char *)) argc_++;                                    \
+    va_end(ap);                                                                  \
+    char *argv[argc_ + 1];                                                       \
+    va_start(ap, arg0);                                                          \
+    argv[0] = (char *)arg0;                                                      \
+    for (size_t i_ = 1; i_ <= argc_; i_++) argv[i_] = va_arg(ap, char *);        \
+    envp_out = va_arg(ap, char *const *);                                        \
+    va_end(ap)
+
+HP_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    char *const *unused;
+    COLLECT_ARGS(arg0, ap, argv, unused);
+    (void)unused;
+    return execv(path, argv);
+}
+
+HP_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap;
+    char *const *unused;
+    COLLECT_ARGS(arg0, ap, argv, unused);
+    (void)unused;
+    return execvp(file, argv);
+}
+
+HP_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    char *const *envp;
+    COLLECT_ARGS(arg0, ap, argv, envp);
+    return execve(path, argv, envp);
+}
+
+/* A spawned child is a new process: image 0, environment fixed like an exec's. */
+static int do_spawn(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+              char *const[], char *const[]) = search ? real.posix_spawnp : real.posix_spawn;
+    if (!profiled_here()) return fn(pid, path, fa, attr, argv, envp);
+    char **env = child_env(envp, -1);
+    int r = fn(pid, path, fa, attr, argv, env ? env : envp);
+    int saved = errno;
+    if (hp_self) hp_self->guard++;
+    hp_child_env_free(env);
+    if (hp_self) hp_self->guard--;
+    errno = saved;
+    return r;
+}
+
+HP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    return do_spawn(0, pid, path, fa, attr, argv, envp);
+}
+
+HP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    return do_spawn(1, pid, file, fa, attr, argv, envp);
+}

@@ -1,0 +1,98 @@
+"""exec and spawn: the replaced image reports first, a failed exec goes on profiling, %n numbers
+the images, children stay profiled (or not, with HOTPATH_NO_CHILDREN), vfork children pass through;
+and fatal signals get a report before the same death."""
+import json
+import os
+import signal
+import tempfile
+import subprocess
+
+from harness import bare, clean_env, row, run, target, validate
+
+
+def reports_by_name(env, args):
+    with tempfile.TemporaryDirectory() as d:
+        env = {"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(d, "%p-%n.json"), **env}
+        p = subprocess.run([target("exec_paths")] + args, env=clean_env(env), capture_output=True, timeout=60)
+        found = {}
+        for name in os.listdir(d):
+            with open(os.path.join(d, name)) as f:
+                found[name] = validate(json.load(f))
+        return p, found
+
+
+def test_exec_writes_one_report_per_image():
+    p, found = reports_by_name({}, ["exec"])
+    assert p.returncode == 0 and p.stdout == b"after exec\n", (p.returncode, p.stdout, p.stderr)
+    assert len(found) == 2, list(found)
+    pids = {name.split("-")[0] for name in found}
+    assert len(pids) == 1                                  # exec keeps the pid
+    first = next(r for n, r in found.items() if n.endswith("-0.json"))
+    second = next(r for n, r in found.items() if n.endswith("-1.json"))
+    assert first["image"] == 0 and second["image"] == 1
+    assert first["argv"][1:] == ["exec"] and second["argv"][1:] == ["after"]
+    assert 100000 <= row(first, "main")["alloc_bytes"] < 200000
+    assert row(second, "main")["alloc_bytes"] >= 200000
+
+
+def test_failed_exec_goes_on_profiling():
+    p, found = reports_by_name({}, ["exec-fail"])
+    assert p.returncode == 0 and b"exec failed -1" in p.stdout
+    assert len(found) == 1, list(found)
+    (report,) = found.values()
+    assert report["image"] == 0
+    assert row(report, "main")["alloc_bytes"] >= 300000    # what came after the failed exec
+
+
+def test_explicit_environment_keeps_children_profiled():
+    for mode in ("env", "spawn"):
+        p, found = reports_by_name({}, [mode])
+        assert b"probe profiled=1 image_var=unset" in p.stdout, (mode, p.stdout)
+        # the child kept the user's HOTPATH_* settings: its report is a JSON file too
+        assert len(found) == 2, (mode, list(found))
+
+
+def test_no_children():
+    for mode in ("env", "spawn"):
+        p, found = reports_by_name({"HOTPATH_NO_CHILDREN": "true"}, [mode])
+        assert b"probe profiled=0" in p.stdout, (mode, p.stdout)
+        assert len(found) == 1, (mode, list(found))
+
+
+def test_vfork_and_spawn_loop_keeps_one_correct_parent_report():
+    p, found = reports_by_name({}, ["vfork"])
+    assert p.returncode == 0 and b"spawned 100" in p.stdout, p.stderr
+    parent = [r for r in found.values() if r["argv"][1:] == ["vfork"]]
+    assert len(parent) == 1, [r["argv"] for r in found.values()]
+    assert row(parent[0], "main")["alloc_count"] >= 50
+    assert row(parent[0], "main")["alloc_bytes"] >= 50 * 1000
+    children = [r for r in found.values() if r["argv"][1:] == ["quiet"]]
+    assert len(children) == 100                              # every child profiled on its own
+
+
+def check_fatal(mode, sig, thread):
+    plain = bare([target("exit_paths"), mode])
+    r = run([target("exit_paths"), mode])
+    assert plain.returncode == r.returncode == -sig, (plain.returncode, r.returncode, r.stderr)
+    report = r.report
+    assert report["ended_by_signal"] == "SIG" + signal.Signals(sig).name[3:]
+    assert report["signal_thread"] == thread
+    assert row(report, "main")["alloc_bytes"] >= 100000
+    return report
+
+
+def test_segfault_reports_then_dies_by_sigsegv():
+    report = check_fatal("segv", signal.SIGSEGV, "crasher")
+    assert row(report, "crasher")["alloc_bytes"] >= 50000
+
+
+def test_abort_and_fpe():
+    check_fatal("abort", signal.SIGABRT, "main")
+    check_fatal("fpe", signal.SIGFPE, "main")
+
+
+def test_sigterm_names_the_signal_and_normal_exit_does_not():
+    r = run([target("exit_paths"), "sigterm"])
+    assert r.report["ended_by_signal"] == "SIGTERM"
+    r = run([target("exit_paths"), "return"])
+    assert r.report["ended_by_signal"] is None and r.report["signal_thread"] is None

@@ -1,0 +1,91 @@
+/* exec_paths.c — exec and spawn as programs use them. Modes:
+ *   exec        allocate 100000 bytes, then execv itself as `after` (allocates 200000)
+ *   exec-fail   execv a path that does not exist, then allocate 300000 and exit 0
+ *   env         execve with an explicit environment that has no LD_PRELOAD, running `probe`
+ *   spawn       posix_spawn `probe` with an explicit environment that has no LD_PRELOAD
+ *   vfork       50 rounds of vfork+exec of `probe` and 50 posix_spawn of it, allocating 1000 each
+ *   probe       print whether libhotpath.so is loaded here, and the HOTPATH_IMAGE the program sees */
+#define _GNU_SOURCE
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void *volatile kept;     /* keeps markers alive: the compiler may not drop them */
+
+static void marker(size_t n)
+{
+    char *p = malloc(n);
+    memset(p, 1, n);
+    kept = p;
+}
+
+static int profiled(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f)) found |= strstr(line, "libhotpath.so") != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "probe";
+    static char *self;
+    self = realpath("/proc/self/exe", NULL);
+    if (!strcmp(mode, "exec")) {
+        marker(100000);
+        execv(self, (char *[]){ argv[0], "after", NULL });
+        return 99;
+    }
+    if (!strcmp(mode, "after")) {
+        marker(200000);
+        printf("after exec\n");
+        return 0;
+    }
+    if (!strcmp(mode, "exec-fail")) {
+        int r = execv("/nonexistent/program", (char *[]){ "x", NULL });
+        marker(300000);
+        printf("exec failed %d\n", r);
+        return 0;
+    }
+    char *clean_env[] = { "PATH=/usr/bin:/bin", "A=1", NULL };
+    char *probe_argv[] = { self, "probe", NULL };
+    if (!strcmp(mode, "env")) {
+        fflush(stdout);
+        execve(self, probe_argv, clean_env);
+        return 98;
+    }
+    if (!strcmp(mode, "spawn")) {
+        pid_t pid;
+        if (posix_spawn(&pid, self, NULL, NULL, probe_argv, clean_env) != 0) return 97;
+        int status;
+        waitpid(pid, &status, 0);
+        return WEXITSTATUS(status);
+    }
+    if (!strcmp(mode, "vfork")) {
+        for (int i = 0; i < 50; i++) {
+            marker(1000);
+            pid_t pid = vfork();
+            if (pid == 0) {
+                execve(self, (char *[]){ self, "quiet", NULL }, environ);
+                _exit(127);
+            }
+            waitpid(pid, NULL, 0);
+            if (posix_spawn(&pid, self, NULL, NULL, (char *[]){ self, "quiet", NULL }, environ) == 0)
+                waitpid(pid, NULL, 0);
+        }
+        printf("spawned 100\n");
+        return 0;
+    }
+    if (!strcmp(mode, "quiet")) return 0;
+    const char *image = getenv("HOTPATH_IMAGE");
+    printf("probe profiled=%d image_var=%s\n", profiled(), image ? image : "unset");
+    return 0;
+}

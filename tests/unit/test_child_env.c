@@ -1,0 +1,94 @@
+/* test_child_env.c — the environment children get: LD_PRELOAD put back first or taken out, the
+ * user's HOTPATH_* settings carried over, the image number set or dropped. */
+#include "unit.h"
+
+#include "../../collectors/child_env.h"
+
+static const char *get(char **env, const char *name)
+{
+    size_t n = strlen(name);
+    for (; env && *env; env++)
+        if (strncmp(*env, name, n) == 0 && (*env)[n] == '=') return *env + n + 1;
+    return NULL;
+}
+
+static size_t count(char **env)
+{
+    size_t n = 0;
+    while (env[n]) n++;
+    return n;
+}
+
+static char *const settings[] = { "HOTPATH_OUTPUT_FORMAT=json", "HOTPATH_LIMIT=3", NULL };
+#define LIB "/opt/hp/lib/libhotpath.so"
+
+START_TEST(puts_the_library_back_first)
+{
+    char *const envp[] = { "PATH=/bin", "LD_PRELOAD=libfoo.so bar.so", NULL };
+    char **env = hp_child_env(envp, settings, LIB, 1, 2);
+    ck_assert_ptr_nonnull(env);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), LIB ":libfoo.so:bar.so");
+    ck_assert_str_eq(get(env, "PATH"), "/bin");
+    ck_assert_str_eq(get(env, "HOTPATH_OUTPUT_FORMAT"), "json");
+    ck_assert_str_eq(get(env, "HOTPATH_LIMIT"), "3");
+    ck_assert_str_eq(get(env, HP_IMAGE_VAR), "2");
+    ck_assert_uint_eq(count(env), 5);
+    hp_child_env_free(env);
+}
+END_TEST
+
+START_TEST(keeps_one_copy_and_the_programs_own_settings)
+{
+    char *const envp[] = { "LD_PRELOAD=/elsewhere/libhotpath.so:x.so", "HOTPATH_LIMIT=9",
+                           HP_IMAGE_VAR "=7", NULL };
+    char **env = hp_child_env(envp, settings, LIB, 1, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), LIB ":x.so");
+    ck_assert_str_eq(get(env, "HOTPATH_LIMIT"), "9");          /* the explicit value wins */
+    ck_assert_ptr_null(get(env, HP_IMAGE_VAR));                /* a new process: image 0 */
+    hp_child_env_free(env);
+}
+END_TEST
+
+START_TEST(no_children_takes_the_library_out)
+{
+    char *const envp[] = { "LD_PRELOAD=" LIB, "HOME=/root", NULL };
+    char **env = hp_child_env(envp, settings, LIB, 0, -1);
+    ck_assert_ptr_null(get(env, "LD_PRELOAD"));                /* nothing left: variable gone */
+    ck_assert_ptr_null(get(env, "HOTPATH_OUTPUT_FORMAT"));     /* settings not added either */
+    ck_assert_str_eq(get(env, "HOME"), "/root");
+    hp_child_env_free(env);
+    char *const envp2[] = { "LD_PRELOAD=a.so:" LIB " b.so", NULL };
+    env = hp_child_env(envp2, NULL, LIB, 0, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), "a.so:b.so");
+    hp_child_env_free(env);
+}
+END_TEST
+
+START_TEST(empty_environment)
+{
+    char **env = hp_child_env(NULL, NULL, LIB, 1, 1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), LIB);
+    ck_assert_str_eq(get(env, HP_IMAGE_VAR), "1");
+    ck_assert_uint_eq(count(env), 2);
+    hp_child_env_free(env);
+    /* a name that merely ends like ours is not ours */
+    char *const envp[] = { "LD_PRELOAD=/x/notlibhotpath.so", NULL };
+    env = hp_child_env(envp, NULL, LIB, 0, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), "/x/notlibhotpath.so");
+    hp_child_env_free(env);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("child_env");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, puts_the_library_back_first);
+    tcase_add_test(tc, keeps_one_copy_and_the_programs_own_settings);
+    tcase_add_test(tc, no_children_takes_the_library_out);
+    tcase_add_test(tc, empty_environment);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+HP_UNIT_MAIN(suite)
