@@ -8,28 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collectors/thread_state.h"
-#include "real.h"
+#include "alloc_count.h"
 
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* With glibc's allocator next, a block's usable size is read from its chunk header directly:
- * malloc_usable_size also reads the NEXT chunk's header (its in-use bit), a second cache line
- * that costs a miss per call when blocks are freed in random order. Checked against the real
- * function at start, and off for any other allocator. */
-static int glibc_chunks;
-
-static inline size_t chunk_usable(const void *p)
-{
-    size_t head = ((const size_t *)p)[-1];
-    return (head & ~(size_t)7) - 8 - ((head & 2) << 2);   /* IS_MMAPPED (2): 8 bytes less */
-}
-
-static inline size_t usable(void *p)
-{
-    return likely(glibc_chunks) ? chunk_usable(p) : hp_real.usable_size(p);
-}
+int hp_glibc_chunks;
 
 void hp_alloc_init(void)
 {
@@ -41,58 +22,22 @@ void hp_alloc_init(void)
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         void *p = hp_real.malloc(sizes[i]);
         if (!p) return;
-        same &= chunk_usable(p) == hp_real.usable_size(p);
+        same &= hp_chunk_usable(p) == hp_real.usable_size(p);
         hp_real.free(p);
     }
-    glibc_chunks = same;
+    hp_glibc_chunks = same;
 }
 
-/* The calling thread's state when its operations count: NULL for profiler work and before start. */
-static inline struct hp_thread *counting_thread(void)
+void hp_count_alloc_slow(void *p)
 {
-    struct hp_thread *t = hp_self;
-    if (likely(t != NULL)) return t->guard ? NULL : t;
-    return hp_adopt_self();
+    struct hp_thread *t = hp_counting_thread();
+    if (t) hp_add_alloc(t, p);
 }
 
-static inline void add_alloc(struct hp_thread *t, void *p)
+void hp_count_free_slow(void *p)
 {
-    hp_count(&t->alloc_bytes, usable(p));
-    hp_count(&t->alloc_count, 1);
-}
-
-static inline void add_free(struct hp_thread *t, void *p)
-{
-    hp_count(&t->free_bytes, usable(p));
-    hp_count(&t->free_count, 1);
-}
-
-/* Slow paths stay out of line, so the fast path needs no saved registers and no stack frame. */
-static __attribute__((noinline, cold)) void count_alloc_slow(void *p)
-{
-    struct hp_thread *t = counting_thread();
-    if (t) add_alloc(t, p);
-}
-
-static __attribute__((noinline, cold)) void count_free_slow(void *p)
-{
-    struct hp_thread *t = counting_thread();
-    if (t) add_free(t, p);
-}
-
-static inline void count_alloc(void *p)
-{
-    if (unlikely(p == NULL)) return;
-    struct hp_thread *t = hp_self;
-    if (likely(t != NULL && t->guard == 0)) add_alloc(t, p);
-    else if (t == NULL) count_alloc_slow(p);
-}
-
-static inline void count_free(void *p)
-{
-    struct hp_thread *t = hp_self;
-    if (likely(t != NULL && t->guard == 0)) add_free(t, p);
-    else if (t == NULL) count_free_slow(p);
+    struct hp_thread *t = hp_counting_thread();
+    if (t) hp_add_free(t, p);
 }
 
 /* Before the real allocator is known (dlsym is running), memory comes from the boot arena. */
@@ -111,7 +56,7 @@ HP_EXPORT void *malloc(size_t n)
 {
     if (unlikely(hp_real.malloc == NULL)) return early_malloc(n);
     void *p = hp_real.malloc(n);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 
@@ -119,7 +64,7 @@ HP_EXPORT void free(void *p)
 {
     if (unlikely(p == NULL) || unlikely(hp_in_boot_arena(p))) return;
     if (unlikely(hp_real.free == NULL) && !hp_resolve()) return;
-    count_free(p);
+    hp_count_free(p);
     hp_real.free(p);
 }
 
@@ -131,7 +76,7 @@ HP_EXPORT void *calloc(size_t n, size_t size)
         return hp_boot_alloc(total, 16);
     }
     void *p = hp_real.calloc(n, size);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 
@@ -148,18 +93,18 @@ HP_EXPORT void *realloc(void *p, size_t n)
         if (q) memcpy(q, p, old < n ? old : n);
         return q;
     }
-    size_t old = p ? usable(p) : 0;
+    size_t old = p ? hp_usable(p) : 0;
     void *q = hp_real.realloc(p, n);
     /* p is gone when realloc moved it, and also when realloc(p, 0) freed it and returned NULL */
     if (q || (p && n == 0)) {
-        struct hp_thread *t = counting_thread();
+        struct hp_thread *t = hp_counting_thread();
         if (t) {
             if (p) {
                 hp_count(&t->free_bytes, old);
                 hp_count(&t->free_count, 1);
             }
             if (q) {
-                hp_count(&t->alloc_bytes, usable(q));
+                hp_count(&t->alloc_bytes, hp_usable(q));
                 hp_count(&t->alloc_count, 1);
             }
         }
@@ -186,7 +131,7 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         return 0;
     }
     int r = hp_real.posix_memalign(out, align, n);
-    if (r == 0) count_alloc(*out);
+    if (r == 0) hp_count_alloc(*out);
     return r;
 }
 
@@ -194,7 +139,7 @@ HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
     void *p = hp_real.aligned_alloc(align, n);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 
@@ -202,7 +147,7 @@ HP_EXPORT void *memalign(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
     void *p = hp_real.memalign(align, n);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 
@@ -210,7 +155,7 @@ HP_EXPORT void *valloc(size_t n)
 {
     if (early()) return hp_boot_alloc(n, 4096);
     void *p = hp_real.valloc(n);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 
@@ -218,7 +163,7 @@ HP_EXPORT void *pvalloc(size_t n)
 {
     if (early()) return hp_boot_alloc((n + 4095) & ~(size_t)4095, 4096);
     void *p = hp_real.pvalloc(n);
-    count_alloc(p);
+    hp_count_alloc(p);
     return p;
 }
 

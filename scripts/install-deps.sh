@@ -4,7 +4,7 @@
 set -eu
 
 PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 check libsubunit-dev
-python3 python3-jsonschema heaptrack procps"
+python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4"
 
 missing=""
 for p in $PACKAGES; do

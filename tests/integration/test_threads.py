@@ -120,3 +120,28 @@ def test_two_thousand_threads():
     assert_header_sums(report)
     main = row(report, "main")
     assert main["dealloc_count"] >= 4000
+
+
+FOREIGN_ALLOCATORS = {
+    "glibc": "",
+    "jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+    "tcmalloc": "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+}
+
+
+def test_cxx_under_jemalloc_and_tcmalloc_matches_glibc():
+    """jemalloc and tcmalloc define operator new/delete themselves: still counted, once."""
+    from harness import LIB
+    seen = {}
+    for name, lib in FOREIGN_ALLOCATORS.items():
+        r = run([target("cxx_alloc")], env={"LD_PRELOAD": f"{LIB} {lib}".strip()})
+        assert r.returncode == 0, (name, r.stderr)
+        requested, released = parse_truth(r.stdout)["cxx-worker"]
+        t = row(r.report, "cxx-worker")
+        seen[name] = (t["alloc_count"], t["dealloc_count"])
+        # size classes differ by allocator: within a quarter of the request, never below it
+        assert requested <= t["alloc_bytes"] <= requested * 1.25, (name, t)
+        assert released <= t["dealloc_bytes"] <= released * 1.25 + 64, (name, t)
+        assert abs(t["diff_bytes"]) <= 64, (name, t)
+        assert_header_sums(r.report)
+    assert len(set(seen.values())) == 1, seen

@@ -1,0 +1,114 @@
+/* alloc_cxx.c — C++ operator new and delete (plain, array, nothrow, sized, aligned), counted here
+ * whatever defines them: libstdc++'s call malloc, jemalloc's and tcmalloc's mostly do not, and
+ * some of theirs call free. The real operator runs with the thread's guard raised, so a malloc
+ * or free it makes is not counted a second time. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
+#include "alloc_count.h"
+
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_nothrow_fn)(size_t, const void *);
+typedef void *(*new_aligned_fn)(size_t, size_t);
+typedef void *(*new_aligned_nothrow_fn)(size_t, size_t, const void *);
+typedef void (*delete_fn)(void *);
+typedef void (*delete_sized_fn)(void *, size_t);
+typedef void (*delete_aligned_fn)(void *, size_t);
+typedef void (*delete_sized_aligned_fn)(void *, size_t, size_t);
+typedef void (*delete_nothrow_fn)(void *, const void *);
+typedef void (*delete_aligned_nothrow_fn)(void *, size_t, const void *);
+
+enum op {
+    NEW, NEW_ARRAY, NEW_NOTHROW, NEW_ARRAY_NOTHROW, NEW_ALIGNED, NEW_ARRAY_ALIGNED,
+    NEW_ALIGNED_NOTHROW, NEW_ARRAY_ALIGNED_NOTHROW, DELETE, DELETE_ARRAY, DELETE_SIZED,
+    DELETE_ARRAY_SIZED, DELETE_NOTHROW, DELETE_ARRAY_NOTHROW, DELETE_ALIGNED, DELETE_ARRAY_ALIGNED,
+    DELETE_SIZED_ALIGNED, DELETE_ARRAY_SIZED_ALIGNED, DELETE_ALIGNED_NOTHROW,
+    DELETE_ARRAY_ALIGNED_NOTHROW, OP_COUNT
+};
+
+static const char *const names[OP_COUNT] = {
+    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+
+static void *real[OP_COUNT];
+
+/* Looked up at first use: libstdc++ may be loaded (dlopen) long after start. */
+static __attribute__((noinline, cold)) void *resolve(enum op op)
+{
+    void *fn = dlsym(RTLD_NEXT, names[op]);
+    __atomic_store_n(&real[op], fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+static inline void *fn_of(enum op op)
+{
+    void *fn = __atomic_load_n(&real[op], __ATOMIC_ACQUIRE);
+    return likely(fn != NULL) ? fn : resolve(op);
+}
+
+/* The guard is raised around the real call and lowered again even when operator new throws. */
+static inline struct hp_thread *raise_guard(void)
+{
+    struct hp_thread *t = hp_self ? hp_self : hp_adopt_self();
+    if (t) t->guard++;
+    return t;
+}
+
+static inline void lower_guard(struct hp_thread **t)
+{
+    if (*t) (*t)->guard--;
+}
+
+#define GUARDED struct hp_thread *guarded_ __attribute__((cleanup(lower_guard))) = raise_guard()
+
+#define NEW_HOOK(name, op, type, params, args)                                              \
+    HP_EXPORT void *name params                                                             \
+    {                                                                                       \
+        void *p;                                                                            \
+        {                                                                                   \
+            GUARDED;                                                                        \
+            p = ((type)fn_of(op))args;                                                      \
+        }                                                                                   \
+        hp_count_alloc(p);                                                                  \
+        return p;                                                                           \
+    }
+
+#define DELETE_HOOK(name, op, type, params, args)                                           \
+    HP_EXPORT void name params                                                              \
+    {                                                                                       \
+        if (p) hp_count_free(p);                                                            \
+        GUARDED;                                                                            \
+        ((type)fn_of(op))args;                                                              \
+    }
+
+NEW_HOOK(_Znwm, NEW, new_fn, (size_t n), (n))
+NEW_HOOK(_Znam, NEW_ARRAY, new_fn, (size_t n), (n))
+NEW_HOOK(_ZnwmRKSt9nothrow_t, NEW_NOTHROW, new_nothrow_fn, (size_t n, const void *nt), (n, nt))
+NEW_HOOK(_ZnamRKSt9nothrow_t, NEW_ARRAY_NOTHROW, new_nothrow_fn, (size_t n, const void *nt), (n, nt))
+NEW_HOOK(_ZnwmSt11align_val_t, NEW_ALIGNED, new_aligned_fn, (size_t n, size_t al), (n, al))
+NEW_HOOK(_ZnamSt11align_val_t, NEW_ARRAY_ALIGNED, new_aligned_fn, (size_t n, size_t al), (n, al))
+NEW_HOOK(_ZnwmSt11align_val_tRKSt9nothrow_t, NEW_ALIGNED_NOTHROW, new_aligned_nothrow_fn,
+         (size_t n, size_t al, const void *nt), (n, al, nt))
+NEW_HOOK(_ZnamSt11align_val_tRKSt9nothrow_t, NEW_ARRAY_ALIGNED_NOTHROW, new_aligned_nothrow_fn,
+         (size_t n, size_t al, const void *nt), (n, al, nt))
+DELETE_HOOK(_ZdlPv, DELETE, delete_fn, (void *p), (p))
+DELETE_HOOK(_ZdaPv, DELETE_ARRAY, delete_fn, (void *p), (p))
+DELETE_HOOK(_ZdlPvm, DELETE_SIZED, delete_sized_fn, (void *p, size_t n), (p, n))
+DELETE_HOOK(_ZdaPvm, DELETE_ARRAY_SIZED, delete_sized_fn, (void *p, size_t n), (p, n))
+DELETE_HOOK(_ZdlPvRKSt9nothrow_t, DELETE_NOTHROW, delete_nothrow_fn, (void *p, const void *nt), (p, nt))
+DELETE_HOOK(_ZdaPvRKSt9nothrow_t, DELETE_ARRAY_NOTHROW, delete_nothrow_fn, (void *p, const void *nt), (p, nt))
+DELETE_HOOK(_ZdlPvSt11align_val_t, DELETE_ALIGNED, delete_aligned_fn, (void *p, size_t al), (p, al))
+DELETE_HOOK(_ZdaPvSt11align_val_t, DELETE_ARRAY_ALIGNED, delete_aligned_fn, (void *p, size_t al), (p, al))
+DELETE_HOOK(_ZdlPvmSt11align_val_t, DELETE_SIZED_ALIGNED, delete_sized_aligned_fn,
+            (void *p, size_t n, size_t al), (p, n, al))
+DELETE_HOOK(_ZdaPvmSt11align_val_t, DELETE_ARRAY_SIZED_ALIGNED, delete_sized_aligned_fn,
+            (void *p, size_t n, size_t al), (p, n, al))
+DELETE_HOOK(_ZdlPvSt11align_val_tRKSt9nothrow_t, DELETE_ALIGNED_NOTHROW, delete_aligned_nothrow_fn,
+            (void *p, size_t al, const void *nt), (p, al, nt))
+DELETE_HOOK(_ZdaPvSt11align_val_tRKSt9nothrow_t, DELETE_ARRAY_ALIGNED_NOTHROW, delete_aligned_nothrow_fn,
+            (void *p, size_t al, const void *nt), (p, al, nt))
