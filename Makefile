@@ -11,16 +11,18 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -pthread
 LIB_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fexceptions -ftls-model=initial-exec
-LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -pthread
+LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -lunwind -pthread
 
 LIB_SRC := $(wildcard preload/*.c collectors/*.c report/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
 # Parts the unit tests link directly (everything but the hooks and the process-wide pieces).
-UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/histogram.c collectors/child_env.c \
+UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/histogram.c collectors/child_env.c collectors/mappings.c \
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
+UNIT_SRC += collectors/io_names.c
+UNIT_SRC += collectors/symbols.c
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -58,6 +60,12 @@ $(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
 	@echo "  CXX     $@"
 	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
 
+# The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
+$(BUILD)/targets/io_fortify: tests/targets/io_fortify.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (fortified)"
+	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
 # ---- demo ----
 demo: deps $(LIB) $(BUILD)/targets/demo
 	./hotpath-run.sh $(BUILD)/targets/demo
@@ -88,6 +96,30 @@ integration: $(LIB) $(TARGETS)
 # ---- benchmark ----
 bench: $(LIB) $(BUILD)/bench/alloc_bench
 	scripts/bench.sh
+
+bench: $(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so
+
+$(BUILD)/bench/io_bench: scripts/io_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 $(WARN) $< -o $@ -ldl
+
+$(BUILD)/bench/io_passthrough.so: scripts/io_passthrough.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@ -ldl
+
+bench: $(BUILD)/bench/lock_bench $(BUILD)/bench/idle_threads $(BUILD)/bench/new_bench
+
+$(BUILD)/bench/idle_threads: scripts/idle_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
+$(BUILD)/bench/new_bench: scripts/new_bench.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g $(WARN) $< -o $@
+
+$(BUILD)/bench/lock_bench: scripts/lock_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
 
 $(BUILD)/bench/alloc_bench: scripts/alloc_bench.c
 	@mkdir -p $(dir $@)

@@ -16,7 +16,9 @@ options:
   -o, --output PATH     write the report to PATH (%p = pid, %n = process image number)
   -f, --format FORMAT   table (default), json, json-pretty or none
   -i, --interval MS     thread sampling interval in milliseconds (default 250)
-  -l, --limit N         rows per text table (default 5; 0 = all)
+  -l, --limit N         rows per text table (each table's default; 0 = all)
+      --checkpoint N    rewrite the report file every N seconds (survives SIGKILL)
+      --no-children     programs it starts run without the profiler
   -h, --help            this help
       --version         print the version
 
@@ -38,6 +40,9 @@ while [ "$#" -gt 0 ]; do
         --format=*)    export HOTPATH_OUTPUT_FORMAT="${1#*=}"; shift ;;
         --interval=*)  export HOTPATH_THREADS_INTERVAL_MS="${1#*=}"; shift ;;
         --limit=*)     export HOTPATH_LIMIT="${1#*=}"; shift ;;
+        --checkpoint)  need_value "$@"; export HOTPATH_CHECKPOINT_S="$2"; shift 2 ;;
+        --checkpoint=*) export HOTPATH_CHECKPOINT_S="${1#*=}"; shift ;;
+        --no-children) export HOTPATH_NO_CHILDREN=true; shift ;;
         -h|--help)     usage; exit 0 ;;
         --version)     echo "hotpath-run $VERSION"; exit 0 ;;
         --)            shift; break ;;
@@ -56,6 +61,16 @@ for candidate in "$here/libhotpath.so" "$here/build/libhotpath.so" "$here/../lib
 done
 [ -n "$lib" ] || { echo "hotpath-run: libhotpath.so not found beside $here or in $here/../lib (run make)" >&2; exit 127; }
 lib=$(CDPATH= cd -- "$(dirname -- "$lib")" && pwd)/$(basename -- "$lib")
+
+# Say so when the preload cannot take effect (the program still runs, unprofiled).
+program=$(command -v -- "$1" 2>/dev/null || true)
+if [ -n "$program" ] && [ -f "$program" ]; then
+    if [ -u "$program" ] || [ -g "$program" ]; then
+        echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
+    elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
+        echo "hotpath-run: $program is statically linked: nothing can be preloaded into it, so it runs unprofiled" >&2
+    fi
+fi
 
 # First in LD_PRELOAD, so the allocator found after it is the one the program would have used.
 export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"

@@ -13,7 +13,7 @@ const char *const hp_section_keys[HP_SEC_COUNT] = {
 /* Per-section row limit variables and their defaults; HOTPATH_LIMIT replaces every default. */
 static const struct { const char *var; unsigned def; } limit_vars[HP_SEC_COUNT] = {
     { "HOTPATH_THREADS_LIMIT", 5 },   { "HOTPATH_MUTEXES_LIMIT", 10 },
-    { "HOTPATH_RW_LOCKS_LIMIT", 10 }, { "HOTPATH_IO_LIMIT", 5 },
+    { "HOTPATH_RW_LOCKS_LIMIT", 10 }, { "HOTPATH_IO_LIMIT", 10 },
     { "HOTPATH_FUNCTIONS_LIMIT", 15 }, { "HOTPATH_FUNCTIONS_LIMIT", 15 },
 };
 
@@ -203,6 +203,16 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
     s = get("HOTPATH_LOCKS_ITER");
     if (s && parse_bool(s, &c->locks_iter) != 0)
         warn_bad(warn, "HOTPATH_LOCKS_ITER", s, "true or false", "false");
+
+    /* I/O view: every call timed unless a rate says otherwise (a bad common rate warned above) */
+    c->io_time_period = 1;
+    s = get("HOTPATH_TIME_SAMPLING_RATE");
+    if (s && parse_rate(s, &period) == 0) c->io_time_period = period;
+    snprintf(rate_def, sizeof rate_def, "%g", c->io_time_period ? 1.0 / c->io_time_period : 0.0);
+    parse_rate_var(get, warn, "HOTPATH_IO_TIME_SAMPLING_RATE", rate_def, &c->io_time_period);
+    s = get("HOTPATH_IO_ITER");
+    if (s && parse_bool(s, &c->io_iter) != 0)
+        warn_bad(warn, "HOTPATH_IO_ITER", s, "true or false", "false");
 
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)

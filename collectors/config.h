@@ -27,6 +27,10 @@ struct hp_config {
      * else HP_LOCKS_DEFAULT_RATE) as a period: every round(1/r)-th hold per thread is timed, 0 = none. */
     unsigned mutex_time_period, rwlock_time_period;
     int locks_iter;                     /* HOTPATH_LOCKS_ITER: one row per lock instance, no merging */
+    /* I/O view: HOTPATH_IO_TIME_SAMPLING_RATE r (default HOTPATH_TIME_SAMPLING_RATE, else 1.0) as a
+     * period: every round(1/r)-th I/O call per thread is timed, 0 = none; HOTPATH_IO_ITER. */
+    unsigned io_time_period;
+    int io_iter;                        /* one row per instance: no merging of short-lived ones */
     int no_children;                    /* HOTPATH_NO_CHILDREN: children run unprofiled */
     unsigned checkpoint_s;              /* HOTPATH_CHECKPOINT_S: rewrite the report file, 0 = off */
     unsigned exited_threads_limit;      /* HOTPATH_EXITED_THREADS_LIMIT: exited rows kept apart */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "memory.h"
 #include "spinlock.h"
 
@@ -14,7 +15,13 @@
 
 static hp_spinlock lock = HP_SPINLOCK_INIT;
 static struct hp_record *chunks[MAX_CHUNKS];
-static uint32_t count;
+static uint32_t count;                 /* slots in use or free; records live in [0, count) */
+static uint32_t next_index;            /* creation order of the next thread */
+static uint32_t free_slots = HP_NO_RECORD;
+static uint32_t gone_head = HP_NO_RECORD, gone_tail = HP_NO_RECORD, gone_count;
+static struct hp_exited_group *groups;
+static uint32_t ngroups, cap_groups;
+#define MAX_GROUPS 256
 static struct hp_thread *free_states;
 
 void hp_registry_lock(void) { hp_spin_lock(&lock); }
@@ -38,6 +45,10 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
         out->cond_wait_ticks = hp_read(&t->cond_wait_ticks);
         out->cond_wait_count = hp_read(&t->cond_wait_count);
         out->blocked_on = atomic_load_explicit(&t->blocked_on, memory_order_relaxed);
+        out->mapped_bytes = hp_read(&t->mapped_bytes);
+        out->unmapped_bytes = hp_read(&t->unmapped_bytes);
+        out->io_ticks = hp_read(&t->io_ticks);
+        out->io_count = hp_read(&t->io_count);
     } else {
         out->alloc_bytes = r->alloc_bytes;
         out->alloc_count = r->alloc_count;
@@ -47,6 +58,10 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
         out->cond_wait_ticks = r->cond_wait_ticks;
         out->cond_wait_count = r->cond_wait_count;
         out->blocked_on = NULL;
+        out->mapped_bytes = r->mapped_bytes;
+        out->unmapped_bytes = r->unmapped_bytes;
+        out->io_ticks = r->io_ticks;
+        out->io_count = r->io_count;
     }
 }
 
@@ -57,18 +72,35 @@ static void copy_name(char *dst, const char *src)
     dst[n] = 0;
 }
 
-/* caller holds the lock */
+/* caller holds the lock: a free slot (of a folded record) or a new one */
 static uint32_t add_record(void)
 {
-    uint32_t i = count;
-    if (i >= CHUNK_RECORDS * MAX_CHUNKS) return HP_NO_RECORD;
-    struct hp_record **c = &chunks[i / CHUNK_RECORDS];
-    if (!*c && !(*c = hp_pages(CHUNK_RECORDS * sizeof(struct hp_record)))) return HP_NO_RECORD;
+    uint32_t i = free_slots;
+    if (i != HP_NO_RECORD) {
+        free_slots = hp_record_at(i)->next_slot;
+    } else {
+        i = count;
+        if (i >= CHUNK_RECORDS * MAX_CHUNKS) return HP_NO_RECORD;
+        struct hp_record **c = &chunks[i / CHUNK_RECORDS];
+        if (!*c && !(*c = hp_pages(CHUNK_RECORDS * sizeof(struct hp_record)))) return HP_NO_RECORD;
+        count = i + 1;
+    }
     struct hp_record *r = hp_record_at(i);
     memset(r, 0, sizeof *r);
-    r->index = i;
-    count = i + 1;
+    r->slot = i;
+    r->index = next_index++;
     return i;
+}
+
+static void queue_gone(struct hp_record *r);
+
+/* caller holds the lock */
+static void free_slot(struct hp_record *r)
+{
+    r->unused = r->gone = r->exited = 1;
+    r->tid = 0;
+    r->next_slot = free_slots;
+    free_slots = r->slot;
 }
 
 /* caller holds the lock */
@@ -124,8 +156,7 @@ void hp_registry_unreserve(uint32_t rec)
 {
     if (rec == HP_NO_RECORD) return;
     hp_spin_lock(&lock);
-    struct hp_record *r = hp_record_at(rec);
-    r->unused = r->gone = r->exited = 1;
+    free_slot(hp_record_at(rec));
     hp_spin_unlock(&lock);
 }
 
@@ -137,7 +168,7 @@ static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsi
     r->state = t;
     r->base_cpu_ns = cpu_ns;
     r->base_time_ns = now_ns;
-    t->record = r->index;
+    t->record = r->slot;
 }
 
 struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthread,
@@ -211,6 +242,10 @@ void hp_registry_gone(struct hp_record *r)
     r->lock_wait_ticks = c.lock_wait_ticks;
     r->cond_wait_ticks = c.cond_wait_ticks;
     r->cond_wait_count = c.cond_wait_count;
+    r->mapped_bytes = c.mapped_bytes;
+    r->unmapped_bytes = c.unmapped_bytes;
+    r->io_ticks = c.io_ticks;
+    r->io_count = c.io_count;
     if (r->state) {
         r->state->next_free = free_states;
         free_states = r->state;
@@ -218,6 +253,7 @@ void hp_registry_gone(struct hp_record *r)
     }
     r->gone = r->exited = 1;
     r->has_pct = 0;
+    queue_gone(r);
 }
 
 void hp_registry_name_pthread(unsigned long pthread, const char *name)
@@ -251,7 +287,8 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
      * the parent's other threads stay allocated: they are few, and nothing points at them now. */
     struct hp_record old = { 0 };
     if (self->record != HP_NO_RECORD && self->record < count) old = *hp_record_at(self->record);
-    count = 0;
+    count = next_index = gone_count = ngroups = 0;
+    free_slots = gone_head = gone_tail = HP_NO_RECORD;
     uint32_t rec = add_record();
     if (rec != HP_NO_RECORD) {
         struct hp_record *r = hp_record_at(rec);
@@ -263,6 +300,8 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
         memcpy(r->inherited, old.comm, sizeof r->inherited);
     }
     self->alloc_bytes = self->alloc_count = self->free_bytes = self->free_count = 0;
+    self->mapped_bytes = self->unmapped_bytes = 0;
+    self->io_ticks = self->io_count = 0;
     self->lock_wait_ticks = self->cond_wait_ticks = self->cond_wait_count = 0;
     hp_spin_unlock(&lock);
 }
@@ -291,4 +330,100 @@ int hp_registry_name_of_tid(int tid, char *out, size_t size)
     }
     hp_spin_unlock(&lock);
     return found;
+}
+
+void hp_counts_add(struct hp_counts *dst, const struct hp_counts *src)
+{
+    dst->alloc_bytes += src->alloc_bytes;
+    dst->alloc_count += src->alloc_count;
+    dst->free_bytes += src->free_bytes;
+    dst->free_count += src->free_count;
+    dst->lock_wait_ticks += src->lock_wait_ticks;
+    dst->cond_wait_ticks += src->cond_wait_ticks;
+    dst->cond_wait_count += src->cond_wait_count;
+    dst->mapped_bytes += src->mapped_bytes;
+    dst->unmapped_bytes += src->unmapped_bytes;
+    dst->io_ticks += src->io_ticks;
+    dst->io_count += src->io_count;
+}
+
+/* The group of an exited thread: its name with digits as '*' (worker-17 -> worker-*). */
+static void group_key(const struct hp_record *r, char *out, size_t size)
+{
+    char name[24];
+    hp_record_name(r, name, sizeof name);
+    if (!r->named && strncmp(name, "thread_", 7) == 0) {
+        snprintf(out, size, "thread_*");
+        return;
+    }
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < size; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (n == 0 || out[n - 1] != '*') out[n++] = '*';
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = 0;
+}
+
+static struct hp_exited_group *find_group(const char *key)
+{
+    for (uint32_t i = 0; i < ngroups; i++)
+        if (strcmp(groups[i].name, key) == 0) return &groups[i];
+    if (ngroups == MAX_GROUPS) return find_group("<other>");
+    if (ngroups == cap_groups) {
+        uint32_t ncap = cap_groups ? cap_groups * 2 : 8;
+        struct hp_exited_group *g = hp_realloc(groups, ncap * sizeof *g);
+        if (!g) return NULL;
+        groups = g;
+        cap_groups = ncap;
+    }
+    struct hp_exited_group *g = &groups[ngroups];
+    memset(g, 0, sizeof *g);
+    if (!(g->c = hp_alloc(sizeof *g->c))) return NULL;
+    snprintf(g->name, sizeof g->name, "%s", key);
+    g->first_index = UINT32_MAX;
+    ngroups++;
+    return g;
+}
+
+/* caller holds the lock: the oldest exited record joins its group and frees its slot */
+static void fold_oldest(void)
+{
+    struct hp_record *r = hp_record_at(gone_head);
+    gone_head = r->next_slot;
+    if (gone_head == HP_NO_RECORD) gone_tail = HP_NO_RECORD;
+    gone_count--;
+    char key[24];
+    group_key(r, key, sizeof key);
+    struct hp_exited_group *g = find_group(key);
+    if (g) {
+        struct hp_counts c;
+        hp_record_counts(r, &c);
+        hp_counts_add(g->c, &c);
+        g->threads++;
+        if (r->index < g->first_index) g->first_index = r->index;
+        g->cpu_user_ns += r->cpu_user_ns;
+        g->cpu_sys_ns += r->cpu_sys_ns;
+        if (r->has_max && (!g->has_max || r->max_pct > g->max_pct)) g->max_pct = r->max_pct;
+        g->has_max |= r->has_max;
+    }
+    free_slot(r);
+}
+
+static void queue_gone(struct hp_record *r)
+{
+    r->next_slot = HP_NO_RECORD;
+    if (gone_tail == HP_NO_RECORD) gone_head = r->slot;
+    else hp_record_at(gone_tail)->next_slot = r->slot;
+    gone_tail = r->slot;
+    gone_count++;
+    while (gone_count > hp_config.exited_threads_limit) fold_oldest();
+}
+
+const struct hp_exited_group *hp_registry_groups(uint32_t *n)
+{
+    *n = ngroups;
+    return groups;
 }

@@ -14,6 +14,8 @@
 struct hp_record {
     int tid;                        /* 0 until the thread has started */
     uint32_t index;                 /* creation order; the main thread is 0 */
+    uint32_t slot;                  /* where the record lives (slots are reused once folded) */
+    uint32_t next_slot;             /* link in the free list or the exited-thread queue */
     unsigned long pthread;          /* pthread_t, 0 when unknown */
     char name[HP_COMM_MAX];         /* set through pthread_setname_np or prctl */
     char comm[HP_COMM_MAX];         /* last seen in /proc */
@@ -30,14 +32,28 @@ struct hp_record {
     double cpu_pct, max_pct;
     uint64_t alloc_bytes, alloc_count, free_bytes, free_count; /* final, once gone */
     uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view, final once gone */
+    uint64_t mapped_bytes, unmapped_bytes;                      /* final, once gone */
+    uint64_t io_ticks, io_count;                                /* I/O view, final once gone */
     struct hp_thread *state;
     void *(*start_fn)(void *);      /* what the thread runs, until it has started */
     void *start_arg;
 };
 
+/* Exited threads beyond HOTPATH_EXITED_THREADS_LIMIT, folded into one row per name. */
+struct hp_exited_group {
+    char name[24];                  /* the thread name with its digits as '*'; thread_* if unnamed */
+    uint32_t threads, first_index;
+    uint64_t cpu_user_ns, cpu_sys_ns;
+    double max_pct;
+    unsigned char has_max;
+    struct hp_counts *c;            /* the summed counters */
+};
+
 struct hp_counts {
     uint64_t alloc_bytes, alloc_count, free_bytes, free_count;
     uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view */
+    uint64_t mapped_bytes, unmapped_bytes;                      /* anonymous mappings */
+    uint64_t io_ticks, io_count;                                /* I/O view: time in I/O calls */
     void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
 };
 
@@ -70,8 +86,13 @@ struct hp_thread *hp_registry_profiler_state(void);
 void hp_registry_discover(int tid, const char *process_comm);
 /* The calling thread ends: its final CPU times. */
 void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns);
-/* The thread left /proc: fold its counters and recycle its state (caller holds the lock). */
+/* The thread left /proc: fold its counters and recycle its state; past the exited-threads
+ * limit the oldest exited record folds into its group (caller holds the lock, sampler only). */
 void hp_registry_gone(struct hp_record *r);
+/* The folded groups (caller holds the lock). */
+const struct hp_exited_group *hp_registry_groups(uint32_t *n);
+/* dst += src, every counter. */
+void hp_counts_add(struct hp_counts *dst, const struct hp_counts *src);
 /* Names: of a pthread (any thread), or of the calling thread's record. */
 void hp_registry_name_pthread(unsigned long pthread, const char *name);
 void hp_registry_name_record(uint32_t rec, const char *name);

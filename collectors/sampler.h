@@ -11,8 +11,9 @@ struct hp_process_figures {
     uint64_t profiler_cpu_ns;
 };
 
-/* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the report. */
-int hp_sampler_start(void (*report_fn)(void));
+/* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the
+ * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds. */
+int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void));
 /* In a fork child: the sampler did not survive; start a new one. */
 void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */

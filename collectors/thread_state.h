@@ -16,6 +16,16 @@ struct hp_thread {
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     struct hp_thread *next_free;
+    _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
+    /* locks view (collectors/locks.c): waits in ticks, the lock (struct hp_lock) waited on now */
+    _Atomic uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count;
+    void *_Atomic blocked_on;
+    uint32_t lock_countdown[2];                     /* mutex, rwlock: acquisitions to the next timed hold */
+    uint32_t read_holds;                            /* timed rwlock read holds in read_hold[] */
+    struct { void *lock; uint64_t start; } read_hold[4];
+    /* I/O view (collectors/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
+    _Atomic uint64_t io_ticks, io_count;
+    uint32_t io_countdown;
 };
 
 extern __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));

@@ -1,9 +1,11 @@
-/* alloc_cxx.c — C++ operator new and delete (plain, array, nothrow, sized, aligned), counted here
- * whatever defines them: libstdc++'s call malloc, jemalloc's and tcmalloc's mostly do not, and
- * some of theirs call free. The real operator runs with the thread's guard raised, so a malloc
- * or free it makes is not counted a second time. */
+/* alloc_cxx.c — C++ operator new and delete (plain, array, nothrow, sized, aligned). libstdc++'s
+ * operators allocate through malloc and free, whose hooks count them: those pass straight
+ * through. Allocators that define their own (jemalloc, tcmalloc) are counted here, with the real
+ * operator running under the thread's guard, because some of theirs still call free or malloc
+ * inside, which must not be counted a second time. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <string.h>
 
 #include "alloc_count.h"
 
@@ -36,11 +38,14 @@ static const char *const names[OP_COUNT] = {
 };
 
 static void *real[OP_COUNT];
+static unsigned char via_malloc[OP_COUNT];   /* libstdc++'s: the malloc family hooks count it */
 
 /* Looked up at first use: libstdc++ may be loaded (dlopen) long after start. */
 static __attribute__((noinline, cold)) void *resolve(enum op op)
 {
     void *fn = dlsym(RTLD_NEXT, names[op]);
+    Dl_info info;
+    via_malloc[op] = fn && dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "/libstdc++");
     __atomic_store_n(&real[op], fn, __ATOMIC_RELEASE);
     return fn;
 }
@@ -69,10 +74,12 @@ static inline void lower_guard(struct hp_thread **t)
 #define NEW_HOOK(name, op, type, params, args)                                              \
     HP_EXPORT void *name params                                                             \
     {                                                                                       \
+        type fn = (type)fn_of(op);                                                          \
+        if (via_malloc[op]) return fn args;                                                 \
         void *p;                                                                            \
         {                                                                                   \
             GUARDED;                                                                        \
-            p = ((type)fn_of(op))args;                                                      \
+            p = fn args;                                                                    \
         }                                                                                   \
         hp_count_alloc(p);                                                                  \
         return p;                                                                           \
@@ -81,9 +88,14 @@ static inline void lower_guard(struct hp_thread **t)
 #define DELETE_HOOK(name, op, type, params, args)                                           \
     HP_EXPORT void name params                                                              \
     {                                                                                       \
+        type fn = (type)fn_of(op);                                                          \
+        if (via_malloc[op]) {                                                               \
+            fn args;                                                                        \
+            return;                                                                         \
+        }                                                                                   \
         if (p) hp_count_free(p);                                                            \
         GUARDED;                                                                            \
-        ((type)fn_of(op))args;                                                              \
+        fn args;                                                                            \
     }
 
 NEW_HOOK(_Znwm, NEW, new_fn, (size_t n), (n))

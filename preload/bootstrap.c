@@ -84,6 +84,9 @@ int hp_resolve(void)
     LOOKUP(sigaction, "sigaction");
     LOOKUP(signal, "signal");
     hp_resolve_exec();
+    hp_resolve_locks();
+    hp_resolve_mmap();
+    hp_resolve_io();
     LOOKUP(malloc, "malloc");   /* last: a non-NULL malloc means every lookup is done */
     errno = saved;
     resolving = 0;
@@ -178,7 +181,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     hp_report_keep_stderr();
     atexit(at_exit);
     hp_signals_init();
-    if (hp_sampler_start(hp_report_write_final) != 0)
+    if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     self->guard--;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../collectors/clock.h"
+#include "../collectors/locks.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
@@ -29,6 +30,7 @@ HP_EXPORT pid_t fork(void)
         hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(),
                                hp_self_cpu_ns(), now);
         hp_report_child_identity(hp_pid, now);
+        hp_locks_fork_child();
         hp_sampler_restart_in_child();
         self->guard--;
     } else {

@@ -41,6 +41,9 @@ extern int hp_pid;
 /* Look up every real function; 0 while a lookup is already under way on this thread. */
 int hp_resolve(void);
 void hp_resolve_exec(void);
+void hp_resolve_io(void);   /* preload/io.c */
+void hp_resolve_locks(void);   /* preload/locks.c */
+void hp_resolve_mmap(void);
 /* Where libhotpath.so itself lives, for children's LD_PRELOAD. */
 extern char hp_lib_path[];
 /* The HOTPATH_* entries of our environment at start, NULL-terminated, for children. */

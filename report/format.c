@@ -88,3 +88,14 @@ void hp_fmt_percent(char out[HP_FMT_MAX], double pct)
     hp_fmt_fixed(out, pct, 1);
     strcat(out, "%");
 }
+
+void hp_fmt_rate(char out[HP_FMT_MAX], uint64_t bytes, uint64_t ns)
+{
+    if (ns == 0) {
+        strcpy(out, "-");
+        return;
+    }
+    unsigned __int128 per_s = ((unsigned __int128)bytes * 1000000000u + ns / 2) / ns;
+    hp_fmt_bytes(out, per_s > INT64_MAX ? INT64_MAX : (int64_t)per_s);
+    strcat(out, "/s");
+}

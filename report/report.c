@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ static char **report_argv;
 static int report_argc;
 static _Atomic int written;
 static int stderr_copy = -1;
+static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
 static _Atomic int signal_tid;        /* the thread it was delivered to */
@@ -46,12 +48,11 @@ void hp_report_keep_stderr(void)
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
     struct rlimit rl;
-    int floor = 3;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 64)
-        floor = (int)rl.rlim_cur - 32;
-    else if (rl.rlim_cur == RLIM_INFINITY)
-        floor = 1000;
-    stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, floor);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    if (rl.rlim_cur == RLIM_INFINITY) stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 1000);
+    else if (rl.rlim_cur >= 256) stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, (int)rl.rlim_cur - 32);
+    /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
+    if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
 }
 
 void hp_report_child_identity(int pid, uint64_t start_ns)
@@ -198,9 +199,15 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+/* Our copy of stderr, unless the program closed it (close_range, closefrom) and the number now
+ * belongs to another file of its own: then fd 2 as it stands. */
 static int stderr_fd(void)
 {
-    return stderr_copy >= 0 ? stderr_copy : 2;
+    struct stat now;
+    if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && now.st_dev == stderr_id.st_dev &&
+        now.st_ino == stderr_id.st_ino && now.st_mode == stderr_id.st_mode)
+        return stderr_copy;
+    return 2;
 }
 
 static void warn(const char *msg)
@@ -208,8 +215,10 @@ static void warn(const char *msg)
     write_all(stderr_fd(), msg, strlen(msg));
 }
 
-static int open_output(void)
+/* Where the report goes; *owned when the caller must close it. */
+static int open_output(int *owned)
 {
+    *owned = 0;
     if (!hp_config.output_path[0]) return stderr_fd();
     char path[HP_OUTPUT_PATH_MAX + 32];
     if (hp_expand_path(hp_config.output_path, report_pid, report_image, path, sizeof path) != 0) {
@@ -227,7 +236,30 @@ static int open_output(void)
         hp_buf_free(&m);
         return stderr_fd();
     }
+    *owned = 1;
     return fd;
+}
+
+/* HOTPATH_CHECKPOINT_S: the report so far replaces the file atomically (a temporary file, then
+ * rename), so a process killed with SIGKILL or by the OOM killer leaves its last picture. */
+void hp_report_checkpoint(void)
+{
+    if (hp_config.format == HP_FORMAT_NONE || !hp_config.output_path[0] || atomic_load(&written)) return;
+    char path[HP_OUTPUT_PATH_MAX + 32], tmp[HP_OUTPUT_PATH_MAX + 48];
+    if (hp_expand_path(hp_config.output_path, report_pid, report_image, path, sizeof path) != 0) return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    struct hp_buf out = { 0 };
+    hp_report_render(&out, hp_config.format, hp_config.sections);
+    syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (out.data && !out.failed) write_all(fd, out.data, out.len);
+        syscall(SYS_close, fd);
+        if (out.data && !out.failed) syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path);
+        else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+    }
+    hp_buf_free(&out);
 }
 
 void hp_report_write_final(void)
@@ -238,9 +270,9 @@ void hp_report_write_final(void)
         hp_sample(1);
         struct hp_buf out = { 0 };
         hp_report_render(&out, hp_config.format, hp_config.sections);
-        int fd = open_output();
+        int owned, fd = open_output(&owned);
         if (out.data) write_all(fd, out.data, out.len);
-        if (fd != stderr_fd()) syscall(SYS_close, fd);
+        if (owned) syscall(SYS_close, fd);
         hp_buf_free(&out);
     }
     errno = saved;

@@ -27,5 +27,7 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 /* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says; only the first call
  * in a process image writes. */
 void hp_report_write_final(void);
+/* Rewrite the report file with the figures so far (HOTPATH_CHECKPOINT_S), atomically. */
+void hp_report_checkpoint(void);
 
 #endif

@@ -2,9 +2,14 @@
 #include "section.h"
 
 extern const struct hp_section hp_threads_section;
+extern const struct hp_section hp_mutexes_section, hp_rw_locks_section;
+extern const struct hp_section hp_io_section;
 
 const struct hp_section *const hp_sections[] = {
     &hp_threads_section,
+    &hp_mutexes_section,
+    &hp_rw_locks_section,
+    &hp_io_section,
 };
 const unsigned hp_section_count = sizeof hp_sections / sizeof *hp_sections;
 

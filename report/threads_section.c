@@ -2,20 +2,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../collectors/mappings.h"
 #include "../collectors/memory.h"
 #include "../collectors/procfs.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "../collectors/sort.h"
+#include "../collectors/ticks.h"
 #include "format.h"
+#include "locks_section.h"
 #include "section.h"
 #include "table.h"
 
 struct thread_row {
     uint32_t index;
     int tid;
-    char name[24];
+    char name[48];
     const char *status;
+    uint32_t folded;     /* exited threads folded into this row, 0 for one thread's row */
     int has_pct, has_max;
     double cpu_pct, max_pct;
     uint64_t user_ns, sys_ns;
@@ -27,6 +31,8 @@ struct threads_snap {
     unsigned n;
     struct hp_process_figures proc;
     struct hp_counts total;
+    uint64_t live_mapped;
+    uint64_t threads;    /* every thread the process had, folded ones included */
 };
 
 static const char *row_status(const struct hp_record *r)
@@ -51,8 +57,9 @@ static void *threads_snapshot(void)
     if (!s) return NULL;
     hp_sampler_figures(&s->proc);
     hp_registry_lock();
-    uint32_t count = hp_registry_count();
-    s->rows = hp_alloc((count ? count : 1) * sizeof *s->rows);
+    uint32_t count = hp_registry_count(), ngroups;
+    const struct hp_exited_group *groups = hp_registry_groups(&ngroups);
+    s->rows = hp_alloc((count + ngroups + 1) * sizeof *s->rows);
     if (!s->rows) {
         hp_registry_unlock();
         hp_free(s);
@@ -73,11 +80,25 @@ static void *threads_snapshot(void)
         row->user_ns = r->cpu_user_ns;
         row->sys_ns = r->cpu_sys_ns;
         hp_record_counts(r, &row->c);
-        s->total.alloc_bytes += row->c.alloc_bytes;
-        s->total.alloc_count += row->c.alloc_count;
-        s->total.free_bytes += row->c.free_bytes;
-        s->total.free_count += row->c.free_count;
+        hp_counts_add(&s->total, &row->c);
+        s->threads++;
     }
+    for (uint32_t i = 0; i < ngroups; i++) {
+        const struct hp_exited_group *g = &groups[i];
+        struct thread_row *row = &s->rows[s->n++];
+        row->index = g->first_index;
+        snprintf(row->name, sizeof row->name, "%s (%u exited)", g->name, g->threads);
+        row->status = "Exited";
+        row->has_max = g->has_max;
+        row->max_pct = g->max_pct;
+        row->user_ns = g->cpu_user_ns;
+        row->sys_ns = g->cpu_sys_ns;
+        row->c = *g->c;
+        row->folded = g->threads;
+        hp_counts_add(&s->total, &row->c);
+        s->threads += g->threads;
+    }
+    s->live_mapped = hp_mappings_live();
     hp_registry_unlock();
     hp_sort(s->rows, s->n, sizeof *s->rows, by_alloc_then_max);
     return s;
@@ -144,7 +165,10 @@ static void threads_json(const void *snap, struct hp_json *j)
     hp_json_i64(j, "diff_bytes", diff(&s->total));
     hp_json_u64(j, "alloc_count", s->total.alloc_count);
     hp_json_u64(j, "dealloc_count", s->total.free_count);
-    hp_json_u64(j, "thread_count", s->n);
+    hp_json_u64(j, "thread_count", s->threads);
+    hp_json_u64(j, "mapped_bytes", s->live_mapped);
+    hp_json_u64(j, "mmap_bytes", s->total.mapped_bytes);
+    hp_json_u64(j, "munmap_bytes", s->total.unmapped_bytes);
     hp_json_object_end(j);
     hp_json_array_begin(j, "rows");
     for (unsigned i = 0; i < s->n; i++) {
@@ -166,6 +190,16 @@ static void threads_json(const void *snap, struct hp_json *j)
         hp_json_i64(j, "diff_bytes", diff(&r->c));
         hp_json_u64(j, "alloc_count", r->c.alloc_count);
         hp_json_u64(j, "dealloc_count", r->c.free_count);
+        hp_json_u64(j, "lock_wait_ns", hp_ticks_to_ns(r->c.lock_wait_ticks));
+        hp_json_u64(j, "cond_wait_ns", hp_ticks_to_ns(r->c.cond_wait_ticks));
+        hp_json_u64(j, "cond_wait_count", r->c.cond_wait_count);
+        hp_json_u64(j, "io_ns", hp_ticks_to_ns(r->c.io_ticks));
+        hp_json_u64(j, "io_count", r->c.io_count);
+        hp_lock_json(j, "blocked_on", r->c.blocked_on);
+        hp_json_u64(j, "mmap_bytes", r->c.mapped_bytes);
+        hp_json_u64(j, "munmap_bytes", r->c.unmapped_bytes);
+        if (r->folded) hp_json_u64(j, "exited_threads", r->folded);
+        hp_json_i64(j, "mapped_bytes", (int64_t)(r->c.mapped_bytes - r->c.unmapped_bytes));
         hp_json_object_end(j);
     }
     hp_json_array_end(j);

@@ -92,7 +92,7 @@ static void assert_defaults_except(int skip_interval, int skip_limits, int skip_
         ck_assert_uint_eq(cfg.limits[HP_SEC_THREADS], 5);
         ck_assert_uint_eq(cfg.limits[HP_SEC_MUTEXES], 10);
         ck_assert_uint_eq(cfg.limits[HP_SEC_RW_LOCKS], 10);
-        ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 5);
+        ck_assert_uint_eq(cfg.limits[HP_SEC_IO], 10);
         ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_CPU], 15);
         ck_assert_uint_eq(cfg.limits[HP_SEC_FUNCTIONS_ALLOC], 15);
     }
@@ -166,7 +166,7 @@ START_TEST(per_section_limits)
         { "HOTPATH_IO_LIMIT", HP_SEC_IO, -1 },
         { "HOTPATH_FUNCTIONS_LIMIT", HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC },
     };
-    static const unsigned defaults[HP_SEC_COUNT] = { 5, 10, 10, 5, 15, 15 };
+    static const unsigned defaults[HP_SEC_COUNT] = { 5, 10, 10, 10, 15, 15 };
     for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
         static const char *const values[] = { "0", "3", "1000000" };
         static const unsigned expect[] = { 0, 3, 1000000 };
@@ -387,6 +387,54 @@ START_TEST(locks_settings)
 }
 END_TEST
 
+/* ---- I/O view: every call timed by default; the common rate is its default too ---- */
+
+START_TEST(io_settings)
+{
+    parse();
+    ck_assert_uint_eq(cfg.io_time_period, 1);
+    ck_assert_int_eq(cfg.io_iter, 0);
+    static const struct { const char *rate; unsigned period; } cases[] = {
+        { "1", 1 }, { "0", 0 }, { "0.5", 2 }, { "0.1", 10 }, { ".01", 100 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_IO_TIME_SAMPLING_RATE", cases[i].rate);
+        parse();
+        assert_no_warnings();
+        ck_assert_uint_eq(cfg.io_time_period, cases[i].period);
+        ck_assert_uint_eq(cfg.mutex_time_period, 20);      /* the locks view keeps its own */
+    }
+    /* the common rate sets the I/O default; the view's own rate wins */
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "0.25");
+    parse();
+    ck_assert_uint_eq(cfg.io_time_period, 4);
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "0.25");
+    set("HOTPATH_IO_TIME_SAMPLING_RATE", "1.0");
+    set("HOTPATH_IO_ITER", "true");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.io_time_period, 1);
+    ck_assert_int_eq(cfg.io_iter, 1);
+    /* a bad common rate warns once and leaves I/O timing every call */
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "lots");
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert_uint_eq(cfg.io_time_period, 1);
+    /* a bad I/O rate keeps the common one, and names it */
+    reset();
+    set("HOTPATH_TIME_SAMPLING_RATE", "0.5");
+    set("HOTPATH_IO_TIME_SAMPLING_RATE", "3");
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert_uint_eq(cfg.io_time_period, 2);
+    ck_assert(ends_with_word(warnings[0], "0.5"));
+}
+END_TEST
+
 /* ---- bad values: one warning line naming variable, value and default; default kept ---- */
 
 enum field { F_INTERVAL, F_LIMITS, F_FORMAT, F_SECTIONS };
@@ -410,7 +458,7 @@ static const struct bad {
     { "HOTPATH_THREADS_LIMIT", "1000001", "5", F_LIMITS },
     { "HOTPATH_MUTEXES_LIMIT", "many", "10", F_LIMITS },
     { "HOTPATH_RW_LOCKS_LIMIT", "2.5", "10", F_LIMITS },
-    { "HOTPATH_IO_LIMIT", "", "5", F_LIMITS },
+    { "HOTPATH_IO_LIMIT", "", "10", F_LIMITS },
     { "HOTPATH_FUNCTIONS_LIMIT", "1e3", "15", F_LIMITS },
     { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "1.5", "0.05", F_LIMITS },
     { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "-0.1", "0.05", F_LIMITS },
@@ -419,6 +467,9 @@ static const struct bad {
     { "HOTPATH_TIME_SAMPLING_RATE", "half", "0.05", F_LIMITS },
     { "HOTPATH_TIME_SAMPLING_RATE", "0..5", "0.05", F_LIMITS },
     { "HOTPATH_LOCKS_ITER", "maybe", "false", F_LIMITS },
+    { "HOTPATH_IO_TIME_SAMPLING_RATE", "2", "1", F_LIMITS },
+    { "HOTPATH_IO_TIME_SAMPLING_RATE", "all", "1", F_LIMITS },
+    { "HOTPATH_IO_ITER", "sometimes", "false", F_LIMITS },
     /* no single number: each section keeps its own default (5 or 15) */
     { "HOTPATH_LIMIT", "-1", "default", F_LIMITS },
     { "HOTPATH_LIMIT", "ten", "default", F_LIMITS },
@@ -605,6 +656,7 @@ static Suite *config_suite(void)
     HP_ADD(tc, report_sections);
     HP_ADD(tc, everything_at_once);
     HP_ADD(tc, locks_settings);
+    HP_ADD(tc, io_settings);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad");

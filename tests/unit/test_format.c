@@ -20,6 +20,7 @@
 #define CPU(v, e) EXPECT_FMT(hp_fmt_cpu_seconds(out_, (v)), e)
 #define PCT(v, e) EXPECT_FMT(hp_fmt_percent(out_, (v)), e)
 #define FIXED(v, d, e) EXPECT_FMT(hp_fmt_fixed(out_, (v), (d)), e)
+#define RATE(b, ns, e) EXPECT_FMT(hp_fmt_rate(out_, (b), (ns)), e)
 
 /* Output that a JSON number or a text column can carry: [-]digits[.digits]. */
 static int is_plain_number(const char *s)
@@ -228,6 +229,22 @@ START_TEST(fixed_not_finite_does_not_crash)
 }
 END_TEST
 
+/* ---- rates (the I/O view) ---- */
+
+START_TEST(rate)
+{
+    RATE(0, 0, "-");                                    /* no time measured */
+    RATE(1000, 0, "-");
+    RATE(0, 1000, "0 B/s");
+    RATE(512, 1000000000, "512 B/s");
+    RATE(78852915, 1000000000, "75.2 MB/s");            /* 75.20 MB in one second */
+    RATE(10485760, 500000000, "20.0 MB/s");             /* 10 MiB in half a second */
+    RATE(64, 1000, "61.0 MB/s");                        /* 64 B in 1 µs */
+    RATE(1, 3, "317.9 MB/s");                           /* rounding: 333,333,333 B/s */
+    RATE(UINT64_MAX, 1, "8.0 EB/s");                    /* capped, not wrapped */
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
     Suite *s = suite_create("format");
@@ -254,6 +271,7 @@ static Suite *format_suite(void)
     HP_ADD(tc, fixed_decimals);
     HP_ADD(tc, fixed_negative);
     HP_ADD(tc, fixed_not_finite_does_not_crash);
+    HP_ADD(tc, rate);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,189 @@
+/* symbols.c — see symbols.h. */
+#define _GNU_SOURCE
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "memory.h"
+#include "sort.h"
+
+#define MAX_MODULES 128
+
+struct sym {
+    uintptr_t value, size;
+    const char *name;
+};
+
+struct module {
+    const struct link_map *map;
+    char path[512];
+    void *file;
+    size_t file_size;
+    struct sym *syms;
+    size_t nsyms;
+};
+
+struct hp_syms {
+    struct module mods[MAX_MODULES];
+    unsigned n;
+};
+
+struct hp_syms *hp_syms_open(void)
+{
+    return hp_alloc(sizeof(struct hp_syms));
+}
+
+void hp_syms_close(struct hp_syms *s)
+{
+    if (!s) return;
+    for (unsigned i = 0; i < s->n; i++) {
+        if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
+        hp_free(s->mods[i].syms);
+    }
+    hp_free(s);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    if (x->value != y->value) return x->value < y->value ? -1 : 1;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static int in_file(const struct module *m, uint64_t off, uint64_t len)
+{
+    return off <= m->file_size && len <= m->file_size - off;
+}
+
+/* Load a symbol table section (and its string table) into m->syms. */
+static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh, unsigned want)
+{
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != want || sh[i].sh_entsize != sizeof(ElfW(Sym)) || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
+        if (!in_file(m, sh[i].sh_offset, sh[i].sh_size) || !in_file(m, strs->sh_offset, strs->sh_size))
+            continue;
+        const ElfW(Sym) *syms = (const ElfW(Sym) *)((const char *)m->file + sh[i].sh_offset);
+        const char *str = (const char *)m->file + strs->sh_offset;
+        size_t n = sh[i].sh_size / sizeof *syms;
+        m->syms = hp_alloc((n ? n : 1) * sizeof *m->syms);
+        if (!m->syms) return;
+        for (size_t k = 0; k < n; k++) {
+            unsigned type = ELF64_ST_TYPE(syms[k].st_info);
+            if (syms[k].st_shndx == SHN_UNDEF || syms[k].st_name >= strs->sh_size) continue;
+            if (type != STT_OBJECT && type != STT_FUNC && type != STT_TLS && type != STT_GNU_IFUNC) continue;
+            const char *name = str + syms[k].st_name;
+            if (!*name || memchr(name, 0, strs->sh_size - syms[k].st_name) == NULL) continue;
+            m->syms[m->nsyms++] = (struct sym){ syms[k].st_value, syms[k].st_size, name };
+        }
+        hp_sort(m->syms, m->nsyms, sizeof *m->syms, by_value);
+        return;
+    }
+}
+
+static void load_module(struct module *m)
+{
+    const char *path = m->map->l_name && m->map->l_name[0] ? m->map->l_name : "/proc/self/exe";
+    snprintf(m->path, sizeof m->path, "%s", path);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr))) {
+        long p = syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != -1) {
+            m->file = (void *)p;
+            m->file_size = (size_t)st.st_size;
+        }
+    }
+    syscall(SYS_close, fd);
+    if (!m->file) return;
+    const ElfW(Ehdr) *eh = m->file;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+        !in_file(m, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr))))
+        return;
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)((const char *)m->file + eh->e_shoff);
+    load_table(m, eh, sh, SHT_SYMTAB);
+    if (!m->nsyms) {
+        hp_free(m->syms);
+        m->syms = NULL;
+        load_table(m, eh, sh, SHT_DYNSYM);
+    }
+}
+
+static struct module *module_of(struct hp_syms *s, const void *addr)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!s || !dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) return NULL;
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->mods[i].map == map) return &s->mods[i];
+    if (s->n == MAX_MODULES) return NULL;
+    struct module *m = &s->mods[s->n++];
+    m->map = map;
+    load_module(m);
+    return m;
+}
+
+/* The symbol holding module offset off: the last one starting at or before it whose extent
+ * covers it (a sized symbol), or that starts exactly there (an unsized one). */
+static const struct sym *find(const struct module *m, uintptr_t off)
+{
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->syms[mid].value <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo, tries = 0; i-- > 0 && tries < 16; tries++) {
+        const struct sym *y = &m->syms[i];
+        if (off < y->value + y->size || (y->size == 0 && off == y->value)) return y;
+    }
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, const char **module)
+{
+    *module = NULL;
+    struct module *m = module_of(s, addr);
+    if (!m) return 0;
+    *module = m->path;
+    uintptr_t off = (uintptr_t)addr - m->map->l_addr;
+    const struct sym *y = find(m, off);
+    if (!y) return 0;
+    if (off == y->value) snprintf(name, size, "%s", y->name);
+    else snprintf(name, size, "%s+%lu", y->name, (unsigned long)(off - y->value));
+    return 1;
+}
+
+void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t size)
+{
+    /* a return address points after the call: look up the call itself */
+    const char *pc = (const char *)ret_addr - 1;
+    struct module *m = module_of(s, pc);
+    if (!m) {
+        snprintf(name, size, "%p", ret_addr);
+        return;
+    }
+    uintptr_t off = (uintptr_t)pc - m->map->l_addr;
+    const struct sym *y = find(m, off);
+    if (y) snprintf(name, size, "%s", y->name);
+    else snprintf(name, size, "%s+0x%lx", base_name(m->path), (unsigned long)(off + 1));
+}

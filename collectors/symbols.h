@@ -1,0 +1,22 @@
+/* symbols.h — names for addresses, made only when a report is written: the module that holds an
+ * address (dladdr1) and the nearest symbol from the module's static symbol table (.symtab, which
+ * has static variables and functions), else its dynamic one (.dynsym). Module files are mapped
+ * read-only with raw syscalls and kept until hp_syms_close. No file:line: that would need the
+ * DWARF line tables. */
+#ifndef HP_SYMBOLS_H
+#define HP_SYMBOLS_H
+
+#include <stddef.h>
+
+struct hp_syms;
+
+struct hp_syms *hp_syms_open(void);
+void hp_syms_close(struct hp_syms *s);
+
+/* A data address: "name" or "name+offset" (decimal bytes, as in `staticMutexes+80`), and the
+ * module's path. 1 when a symbol holds the address, 0 otherwise (*module may still be set). */
+int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, const char **module);
+/* A return address of a call stack: the function's name, or "module+0xoffset", or "0x...". */
+void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t size);
+
+#endif

@@ -1,0 +1,451 @@
+/* io.c — the I/O view's data hooks: read, write and their positioned, vectored, socket and
+ * `_chk` (fortify) forms, the calls that move data between two descriptors, syncs and seeks.
+ * Also resolves every real I/O function (hp_resolve_io, called from hp_resolve).
+ *
+ * A counted call: look the descriptor's record up in the flat fd table (two loads, no lock), read
+ * the clock, make the real call, read the clock, add to the record (plain stores by the thread
+ * that owns the record, atomic adds by any other: collectors/io.h) and to the thread's own I/O
+ * time (plain stores). errno is only read, never written. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "io_real.h"
+
+struct hp_io_real hp_io_real;
+int hp_io_resolved;
+
+#define LOOKUP(field, name) (*(void **)&hp_io_real.field = dlsym(RTLD_NEXT, name))
+
+void hp_resolve_io(void)
+{
+    LOOKUP(read, "read");
+    LOOKUP(write, "write");
+    LOOKUP(pread, "pread");
+    LOOKUP(pread64, "pread64");
+    LOOKUP(pwrite, "pwrite");
+    LOOKUP(pwrite64, "pwrite64");
+    LOOKUP(readv, "readv");
+    LOOKUP(writev, "writev");
+    LOOKUP(preadv, "preadv");
+    LOOKUP(preadv64, "preadv64");
+    LOOKUP(pwritev, "pwritev");
+    LOOKUP(pwritev64, "pwritev64");
+    LOOKUP(preadv2, "preadv2");
+    LOOKUP(preadv64v2, "preadv64v2");
+    LOOKUP(pwritev2, "pwritev2");
+    LOOKUP(pwritev64v2, "pwritev64v2");
+    LOOKUP(read_chk, "__read_chk");
+    LOOKUP(pread_chk, "__pread_chk");
+    LOOKUP(pread64_chk, "__pread64_chk");
+    LOOKUP(send, "send");
+    LOOKUP(recv, "recv");
+    LOOKUP(sendto, "sendto");
+    LOOKUP(recvfrom, "recvfrom");
+    LOOKUP(sendmsg, "sendmsg");
+    LOOKUP(recvmsg, "recvmsg");
+    LOOKUP(sendmmsg, "sendmmsg");
+    LOOKUP(recvmmsg, "recvmmsg");
+    LOOKUP(recv_chk, "__recv_chk");
+    LOOKUP(recvfrom_chk, "__recvfrom_chk");
+    LOOKUP(socket, "socket");
+    LOOKUP(socketpair, "socketpair");
+    LOOKUP(accept, "accept");
+    LOOKUP(accept4, "accept4");
+    LOOKUP(connect, "connect");
+    LOOKUP(bind, "bind");
+    LOOKUP(listen, "listen");
+    LOOKUP(sendfile, "sendfile");
+    LOOKUP(sendfile64, "sendfile64");
+    LOOKUP(copy_file_range, "copy_file_range");
+    LOOKUP(splice, "splice");
+    LOOKUP(fsync, "fsync");
+    LOOKUP(fdatasync, "fdatasync");
+    LOOKUP(lseek, "lseek");
+    LOOKUP(lseek64, "lseek64");
+    LOOKUP(open, "open");
+    LOOKUP(open64, "open64");
+    LOOKUP(openat, "openat");
+    LOOKUP(openat64, "openat64");
+    LOOKUP(creat, "creat");
+    LOOKUP(creat64, "creat64");
+    LOOKUP(open_2, "__open_2");
+    LOOKUP(open64_2, "__open64_2");
+    LOOKUP(openat_2, "__openat_2");
+    LOOKUP(openat64_2, "__openat64_2");
+    LOOKUP(close, "close");
+    LOOKUP(close_range, "close_range");
+    LOOKUP(closefrom, "closefrom");
+    LOOKUP(dup, "dup");
+    LOOKUP(dup2, "dup2");
+    LOOKUP(dup3, "dup3");
+    LOOKUP(fcntl, "fcntl");
+    LOOKUP(fcntl64, "fcntl64");
+    LOOKUP(pipe, "pipe");
+    LOOKUP(pipe2, "pipe2");
+    LOOKUP(fopen, "fopen");
+    LOOKUP(fopen64, "fopen64");
+    LOOKUP(freopen, "freopen");
+    LOOKUP(freopen64, "freopen64");
+    LOOKUP(fdopen, "fdopen");
+    LOOKUP(fclose, "fclose");
+    LOOKUP(fread, "fread");
+    LOOKUP(fread_unlocked, "fread_unlocked");
+    LOOKUP(fread_chk, "__fread_chk");
+    LOOKUP(fread_unlocked_chk, "__fread_unlocked_chk");
+    LOOKUP(fwrite, "fwrite");
+    LOOKUP(fwrite_unlocked, "fwrite_unlocked");
+    LOOKUP(fgets, "fgets");
+    LOOKUP(fgets_unlocked, "fgets_unlocked");
+    LOOKUP(fgets_chk, "__fgets_chk");
+    LOOKUP(fgets_unlocked_chk, "__fgets_unlocked_chk");
+    LOOKUP(fputs, "fputs");
+    LOOKUP(fputs_unlocked, "fputs_unlocked");
+    LOOKUP(puts, "puts");
+    LOOKUP(fputc, "fputc");
+    LOOKUP(putc, "putc");
+    LOOKUP(putchar, "putchar");
+    LOOKUP(vfprintf, "vfprintf");
+    LOOKUP(vfprintf_chk, "__vfprintf_chk");
+    LOOKUP(vdprintf, "vdprintf");
+    LOOKUP(vdprintf_chk, "__vdprintf_chk");
+    LOOKUP(getline, "getline");
+    LOOKUP(getdelim, "getdelim");
+    LOOKUP(fflush, "fflush");
+    LOOKUP(fseek, "fseek");
+    LOOKUP(fseeko, "fseeko");
+    LOOKUP(fseeko64, "fseeko64");
+    LOOKUP(eventfd, "eventfd");
+    LOOKUP(epoll_create1, "epoll_create1");
+    LOOKUP(timerfd_create, "timerfd_create");
+    LOOKUP(signalfd, "signalfd");
+    LOOKUP(memfd_create, "memfd_create");
+    LOOKUP(inotify_init1, "inotify_init1");
+    __atomic_store_n(&hp_io_resolved, 1, __ATOMIC_RELEASE);
+}
+
+/* A call on one descriptor in one direction whose result is the byte count (or -1). */
+#define RW(WRITE, FD, CALL)                                                                       \
+    do {                                                                                        \
+        struct hp_thread *t_ = hp_io_thread();                                                  \
+        if (__builtin_expect(t_ == NULL, 0)) return CALL;                                       \
+        struct hp_io_res *res_ = hp_io_res_of(FD);                                              \
+        uint64_t t0_ = hp_io_start(t_);                                                         \
+        ssize_t r_ = CALL;                                                                      \
+        hp_io_done(t_, res_, WRITE, t0_, r_, r_ > 0 ? (uint64_t)r_ : 0);                         \
+        return r_;                                                                              \
+    } while (0)
+
+/* Inside dlsym on this thread (nothing resolved yet): straight to the kernel. */
+#define EARLY(...)                                                                              \
+    do {                                                                                        \
+        if (__builtin_expect(!hp_io_ready(), 0)) return syscall(__VA_ARGS__);                   \
+    } while (0)
+
+/* No kernel call to fall back on. */
+#define EARLY_FAIL(value)                                                                       \
+    do {                                                                                        \
+        if (__builtin_expect(!hp_io_ready(), 0)) { errno = ENOSYS; return value; }              \
+    } while (0)
+
+/* ---- read and write ---- */
+
+HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+    EARLY(SYS_read, fd, buf, n);
+    RW(0, fd, hp_io_real.read(fd, buf, n));
+}
+
+HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+    EARLY(SYS_write, fd, buf, n);
+    RW(1, fd, hp_io_real.write(fd, buf, n));
+}
+
+HP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    EARLY(SYS_pread64, fd, buf, n, off);
+    RW(0, fd, hp_io_real.pread(fd, buf, n, off));
+}
+
+HP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    EARLY(SYS_pread64, fd, buf, n, off);
+    RW(0, fd, hp_io_real.pread64(fd, buf, n, off));
+}
+
+HP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    EARLY(SYS_pwrite64, fd, buf, n, off);
+    RW(1, fd, hp_io_real.pwrite(fd, buf, n, off));
+}
+
+HP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    EARLY(SYS_pwrite64, fd, buf, n, off);
+    RW(1, fd, hp_io_real.pwrite64(fd, buf, n, off));
+}
+
+HP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+    EARLY(SYS_readv, fd, iov, n);
+    RW(0, fd, hp_io_real.readv(fd, iov, n));
+}
+
+HP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+    EARLY(SYS_writev, fd, iov, n);
+    RW(1, fd, hp_io_real.writev(fd, iov, n));
+}
+
+HP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+{
+    EARLY(SYS_preadv, fd, iov, n, off, 0);
+    RW(0, fd, hp_io_real.preadv(fd, iov, n, off));
+}
+
+HP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
+{
+    EARLY(SYS_preadv, fd, iov, n, off, 0);
+    RW(0, fd, hp_io_real.preadv64(fd, iov, n, off));
+}
+
+HP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+    EARLY(SYS_pwritev, fd, iov, n, off, 0);
+    RW(1, fd, hp_io_real.pwritev(fd, iov, n, off));
+}
+
+HP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
+{
+    EARLY(SYS_pwritev, fd, iov, n, off, 0);
+    RW(1, fd, hp_io_real.pwritev64(fd, iov, n, off));
+}
+
+HP_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+    EARLY(SYS_preadv2, fd, iov, n, off, 0, flags);
+    RW(0, fd, hp_io_real.preadv2(fd, iov, n, off, flags));
+}
+
+HP_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+    EARLY(SYS_preadv2, fd, iov, n, off, 0, flags);
+    RW(0, fd, hp_io_real.preadv64v2(fd, iov, n, off, flags));
+}
+
+HP_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+    EARLY(SYS_pwritev2, fd, iov, n, off, 0, flags);
+    RW(1, fd, hp_io_real.pwritev2(fd, iov, n, off, flags));
+}
+
+HP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
+{
+    EARLY(SYS_pwritev2, fd, iov, n, off, 0, flags);
+    RW(1, fd, hp_io_real.pwritev64v2(fd, iov, n, off, flags));
+}
+
+/* _FORTIFY_SOURCE: the same calls with the buffer's size, checked by glibc. */
+HP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    EARLY_FAIL(-1);
+    RW(0, fd, hp_io_real.read_chk(fd, buf, n, buflen));
+}
+
+HP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    EARLY_FAIL(-1);
+    RW(0, fd, hp_io_real.pread_chk(fd, buf, n, off, buflen));
+}
+
+HP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    EARLY_FAIL(-1);
+    RW(0, fd, hp_io_real.pread64_chk(fd, buf, n, off, buflen));
+}
+
+/* ---- sockets ---- */
+
+HP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    EARLY(SYS_sendto, fd, buf, n, flags, NULL, 0);
+    RW(1, fd, hp_io_real.send(fd, buf, n, flags));
+}
+
+HP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    EARLY(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+    RW(0, fd, hp_io_real.recv(fd, buf, n, flags));
+}
+
+HP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
+                         socklen_t tolen)
+{
+    EARLY(SYS_sendto, fd, buf, n, flags, to, tolen);
+    RW(1, fd, hp_io_real.sendto(fd, buf, n, flags, to, tolen));
+}
+
+HP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
+                           socklen_t *fromlen)
+{
+    EARLY(SYS_recvfrom, fd, buf, n, flags, from, fromlen);
+    RW(0, fd, hp_io_real.recvfrom(fd, buf, n, flags, from, fromlen));
+}
+
+HP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    EARLY(SYS_sendmsg, fd, msg, flags);
+    RW(1, fd, hp_io_real.sendmsg(fd, msg, flags));
+}
+
+HP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    EARLY(SYS_recvmsg, fd, msg, flags);
+    RW(0, fd, hp_io_real.recvmsg(fd, msg, flags));
+}
+
+HP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+    EARLY_FAIL(-1);
+    RW(0, fd, hp_io_real.recv_chk(fd, buf, n, buflen, flags));
+}
+
+HP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+                                 struct sockaddr *from, socklen_t *fromlen)
+{
+    EARLY_FAIL(-1);
+    RW(0, fd, hp_io_real.recvfrom_chk(fd, buf, n, buflen, flags, from, fromlen));
+}
+
+/* Several messages in one call: the result is how many went; bytes are their msg_len. */
+static uint64_t mmsg_bytes(const struct mmsghdr *v, int r)
+{
+    uint64_t b = 0;
+    for (int i = 0; i < r; i++) b += v[i].msg_len;
+    return b;
+}
+
+HP_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+    EARLY(SYS_sendmmsg, fd, v, n, flags);
+    struct hp_thread *t = hp_io_thread();
+    if (!t) return hp_io_real.sendmmsg(fd, v, n, flags);
+    struct hp_io_res *res = hp_io_res_of(fd);
+    uint64_t t0 = hp_io_start(t);
+    int r = hp_io_real.sendmmsg(fd, v, n, flags);
+    hp_io_done(t, res, 1, t0, r, r > 0 ? mmsg_bytes(v, r) : 0);
+    return r;
+}
+
+HP_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *timeout)
+{
+    EARLY(SYS_recvmmsg, fd, v, n, flags, timeout);
+    struct hp_thread *t = hp_io_thread();
+    if (!t) return hp_io_real.recvmmsg(fd, v, n, flags, timeout);
+    struct hp_io_res *res = hp_io_res_of(fd);
+    uint64_t t0 = hp_io_start(t);
+    int r = hp_io_real.recvmmsg(fd, v, n, flags, timeout);
+    hp_io_done(t, res, 0, t0, r, r > 0 ? mmsg_bytes(v, r) : 0);
+    return r;
+}
+
+/* ---- from one descriptor to another: a read on one, a write on the other ---- */
+
+static inline ssize_t both(struct hp_thread *t, struct hp_io_res *in, struct hp_io_res *out,
+                           uint64_t t0, ssize_t r)
+{
+    uint64_t raw, scaled = hp_io_time(t, t0, &raw);
+    uint64_t bytes = r > 0 ? (uint64_t)r : 0;
+    hp_io_dir_add(t, in, 0, raw, scaled, r < 0 ? 0 : r, bytes);   /* an error counts once: as a write */
+    hp_io_dir_add(t, out, 1, raw, scaled, r, bytes);
+    return r;
+}
+
+#define BETWEEN(IN, OUT, CALL)                                                                  \
+    do {                                                                                        \
+        struct hp_thread *t_ = hp_io_thread();                                                  \
+        if (!t_) return CALL;                                                                   \
+        struct hp_io_res *in_ = hp_io_res_of(IN), *out_ = hp_io_res_of(OUT);                    \
+        uint64_t t0_ = hp_io_start(t_);                                                         \
+        ssize_t r_ = CALL;                                                                      \
+        return both(t_, in_, out_, t0_, r_);                                                    \
+    } while (0)
+
+HP_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+    EARLY(SYS_sendfile, out, in, off, n);
+    BETWEEN(in, out, hp_io_real.sendfile(out, in, off, n));
+}
+
+HP_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+    EARLY(SYS_sendfile, out, in, off, n);
+    BETWEEN(in, out, hp_io_real.sendfile64(out, in, off, n));
+}
+
+HP_EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t n,
+                                  unsigned int flags)
+{
+    EARLY(SYS_copy_file_range, in, in_off, out, out_off, n, flags);
+    BETWEEN(in, out, hp_io_real.copy_file_range(in, in_off, out, out_off, n, flags));
+}
+
+HP_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off, size_t n, unsigned int flags)
+{
+    EARLY(SYS_splice, in, in_off, out, out_off, n, flags);
+    BETWEEN(in, out, hp_io_real.splice(in, in_off, out, out_off, n, flags));
+}
+
+/* ---- syncs and seeks ---- */
+
+static inline int synced(struct hp_thread *t, struct hp_io_res *res, uint64_t t0, int r)
+{
+    uint64_t raw, scaled = hp_io_time(t, t0, &raw);
+    atomic_fetch_add_explicit(&res->syncs, 1, memory_order_relaxed);
+    if (scaled) atomic_fetch_add_explicit(&res->sync_ticks, scaled, memory_order_relaxed);
+    if (r < 0 && hp_io_is_error(errno)) atomic_fetch_add_explicit(&res->wr.errors, 1, memory_order_relaxed);
+    return r;
+}
+
+HP_EXPORT int fsync(int fd)
+{
+    EARLY(SYS_fsync, fd);
+    struct hp_thread *t = hp_io_thread();
+    if (!t) return hp_io_real.fsync(fd);
+    struct hp_io_res *res = hp_io_res_of(fd);
+    uint64_t t0 = hp_io_start(t);
+    return synced(t, res, t0, hp_io_real.fsync(fd));
+}
+
+HP_EXPORT int fdatasync(int fd)
+{
+    EARLY(SYS_fdatasync, fd);
+    struct hp_thread *t = hp_io_thread();
+    if (!t) return hp_io_real.fdatasync(fd);
+    struct hp_io_res *res = hp_io_res_of(fd);
+    uint64_t t0 = hp_io_start(t);
+    return synced(t, res, t0, hp_io_real.fdatasync(fd));
+}
+
+static inline void seeked(int fd)
+{
+    if (hp_io_thread()) atomic_fetch_add_explicit(&hp_io_res_of(fd)->seeks, 1, memory_order_relaxed);
+}
+
+HP_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+    EARLY(SYS_lseek, fd, off, whence);
+    seeked(fd);
+    return hp_io_real.lseek(fd, off, whence);
+}
+
+HP_EXPORT off_t lseek64(int fd, off_t off, int whence)
+{
+    EARLY(SYS_lseek, fd, off, whence);
+    seeked(fd);
+    return hp_io_real.lseek64(fd, off, whence);
+}

@@ -1,0 +1,518 @@
+/* locks.c — pthread mutex, rwlock and condition variable hooks (the locks view). Each acquisition
+ * tries first: when the try succeeds nothing is timed; only when it fails is the wait timed
+ * (rdtsc before and after the real blocking call). The record's counters are written under the
+ * lock itself (collectors/locks.h). Return codes are the real function's, errno untouched: the
+ * fast path calls nothing that sets it, the slow paths save it.
+ *
+ * Before libhotpath.so has looked the real functions up (another library's constructor locking
+ * early), the plain lock functions go to glibc's __pthread_* aliases; condition variables are
+ * looked up at their first call, at the GLIBC_2.3.2 version (plain dlsym finds the old one). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "../collectors/config.h"
+#include "../collectors/locks.h"
+#include "real.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* glibc's own entry points under their old names, bound by version (they are not default
+ * versions, so a plain reference does not link). */
+#define GLIBC_OLD(name, ret, args)                                                              \
+    extern ret name##_early args;                                                             \
+    __asm__(".symver " #name "_early, __" #name "@GLIBC_2.2.5")
+GLIBC_OLD(pthread_mutex_lock, int, (pthread_mutex_t *));
+GLIBC_OLD(pthread_mutex_trylock, int, (pthread_mutex_t *));
+GLIBC_OLD(pthread_mutex_unlock, int, (pthread_mutex_t *));
+GLIBC_OLD(pthread_mutex_init, int, (pthread_mutex_t *, const pthread_mutexattr_t *));
+GLIBC_OLD(pthread_mutex_destroy, int, (pthread_mutex_t *));
+GLIBC_OLD(pthread_rwlock_rdlock, int, (pthread_rwlock_t *));
+GLIBC_OLD(pthread_rwlock_wrlock, int, (pthread_rwlock_t *));
+GLIBC_OLD(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t *));
+GLIBC_OLD(pthread_rwlock_trywrlock, int, (pthread_rwlock_t *));
+GLIBC_OLD(pthread_rwlock_unlock, int, (pthread_rwlock_t *));
+GLIBC_OLD(pthread_rwlock_init, int, (pthread_rwlock_t *, const pthread_rwlockattr_t *));
+GLIBC_OLD(pthread_rwlock_destroy, int, (pthread_rwlock_t *));
+
+typedef const struct timespec *ts_t;
+
+static struct {
+    int (*mutex_lock)(pthread_mutex_t *);
+    int (*mutex_trylock)(pthread_mutex_t *);
+    int (*mutex_unlock)(pthread_mutex_t *);
+    int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+    int (*mutex_destroy)(pthread_mutex_t *);
+    int (*mutex_timedlock)(pthread_mutex_t *, ts_t);
+    int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, ts_t);
+    int (*rw_rdlock)(pthread_rwlock_t *);
+    int (*rw_wrlock)(pthread_rwlock_t *);
+    int (*rw_tryrdlock)(pthread_rwlock_t *);
+    int (*rw_trywrlock)(pthread_rwlock_t *);
+    int (*rw_unlock)(pthread_rwlock_t *);
+    int (*rw_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+    int (*rw_destroy)(pthread_rwlock_t *);
+    int (*rw_timedrdlock)(pthread_rwlock_t *, ts_t);
+    int (*rw_timedwrlock)(pthread_rwlock_t *, ts_t);
+    int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t, ts_t);
+    int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t, ts_t);
+    int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+    int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, ts_t);
+    int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, ts_t);
+} lk = {
+    .mutex_lock = pthread_mutex_lock_early,
+    .mutex_trylock = pthread_mutex_trylock_early,
+    .mutex_unlock = pthread_mutex_unlock_early,
+    .mutex_init = pthread_mutex_init_early,
+    .mutex_destroy = pthread_mutex_destroy_early,
+    .rw_rdlock = pthread_rwlock_rdlock_early,
+    .rw_wrlock = pthread_rwlock_wrlock_early,
+    .rw_tryrdlock = pthread_rwlock_tryrdlock_early,
+    .rw_trywrlock = pthread_rwlock_trywrlock_early,
+    .rw_unlock = pthread_rwlock_unlock_early,
+    .rw_init = pthread_rwlock_init_early,
+    .rw_destroy = pthread_rwlock_destroy_early,
+};
+
+static __thread int lk_resolving __attribute__((tls_model("initial-exec")));
+
+static void *next_fn(const char *name, const char *version)
+{
+    void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+    return f ? f : dlsym(RTLD_NEXT, name);
+}
+
+#define LK(field, name, version)                                                                \
+    do {                                                                                      \
+        void *f_ = next_fn(name, version);                                                    \
+        if (f_) __atomic_store_n((void **)&lk.field, f_, __ATOMIC_RELEASE);                   \
+    } while (0)
+
+/* Called from hp_resolve(), and by a hook that finds a function not yet looked up. */
+void hp_resolve_locks(void)
+{
+    static _Atomic int done;
+    if (atomic_load_explicit(&done, memory_order_acquire) || lk_resolving) return;
+    lk_resolving = 1;
+    int saved = errno;
+    LK(mutex_lock, "pthread_mutex_lock", NULL);
+    LK(mutex_trylock, "pthread_mutex_trylock", NULL);
+    LK(mutex_unlock, "pthread_mutex_unlock", NULL);
+    LK(mutex_init, "pthread_mutex_init", NULL);
+    LK(mutex_destroy, "pthread_mutex_destroy", NULL);
+    LK(mutex_timedlock, "pthread_mutex_timedlock", NULL);
+    LK(mutex_clocklock, "pthread_mutex_clocklock", NULL);
+    LK(rw_rdlock, "pthread_rwlock_rdlock", NULL);
+    LK(rw_wrlock, "pthread_rwlock_wrlock", NULL);
+    LK(rw_tryrdlock, "pthread_rwlock_tryrdlock", NULL);
+    LK(rw_trywrlock, "pthread_rwlock_trywrlock", NULL);
+    LK(rw_unlock, "pthread_rwlock_unlock", NULL);
+    LK(rw_init, "pthread_rwlock_init", NULL);
+    LK(rw_destroy, "pthread_rwlock_destroy", NULL);
+    LK(rw_timedrdlock, "pthread_rwlock_timedrdlock", NULL);
+    LK(rw_timedwrlock, "pthread_rwlock_timedwrlock", NULL);
+    LK(rw_clockrdlock, "pthread_rwlock_clockrdlock", NULL);
+    LK(rw_clockwrlock, "pthread_rwlock_clockwrlock", NULL);
+    LK(cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
+    LK(cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+    LK(cond_clockwait, "pthread_cond_clockwait", NULL);
+    errno = saved;
+    lk_resolving = 0;
+    atomic_store_explicit(&done, 1, memory_order_release);
+}
+
+/* A function with no early fallback: look everything up if it is still missing. */
+#define NEED(field) do { if (unlikely(!lk.field)) hp_resolve_locks(); } while (0)
+
+/* ---- whose operations count ---- */
+
+static __attribute__((noinline, cold)) struct hp_thread *adopt(void)
+{
+    return hp_active ? hp_adopt_self() : NULL;
+}
+
+/* The calling thread's state when its lock operations count: NULL for profiler work (mimalloc
+ * locks through these hooks too) and before start. */
+static inline struct hp_thread *counting(void)
+{
+    struct hp_thread *t = hp_self;
+    if (likely(t != NULL)) return t->guard ? NULL : t;
+    return adopt();
+}
+
+/* ---- waits ---- */
+
+static inline uint64_t wait_begin(struct hp_thread *t, struct hp_lock *l)
+{
+    atomic_store_explicit(&t->blocked_on, l, memory_order_relaxed);
+    return hp_ticks();
+}
+
+static inline uint64_t wait_end(struct hp_thread *t, uint64_t start)
+{
+    uint64_t d = hp_ticks() - start;
+    atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+    hp_count(&t->lock_wait_ticks, d);
+    return d;
+}
+
+/* ---- mutexes ---- */
+
+/* glibc keeps the type and a recursive mutex's depth in the public struct layout (stable ABI). */
+static inline int nested_relock(const pthread_mutex_t *m)
+{
+    return unlikely((m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) && m->__data.__count > 1;
+}
+
+static inline int mutex_acquired(int r)
+{
+    return r == 0 || r == EOWNERDEAD;
+}
+
+/* The caller holds m now. A recursive relock is not an acquisition: the hold runs from the
+ * outermost lock to the last unlock. */
+static inline void mutex_taken(pthread_mutex_t *m, struct hp_lock *l, struct hp_thread *t)
+{
+    if (nested_relock(m)) {
+        if (!l->shared) hp_lk_add(&l->nested, 1, 0);
+        return;
+    }
+    hp_lock_take(l, t, hp_config.mutex_time_period, &t->lock_countdown[0]);
+}
+
+enum op { OP_PLAIN, OP_TIMED, OP_CLOCK };
+
+static __attribute__((noinline)) int mutex_slow(pthread_mutex_t *m, struct hp_lock *l, struct hp_thread *t,
+                                                enum op op, clockid_t clk, ts_t abstime)
+{
+    uint64_t start = wait_begin(t, l);
+    int r;
+    if (op == OP_PLAIN) r = lk.mutex_lock(m);
+    else if (op == OP_TIMED) r = lk.mutex_timedlock(m, abstime);
+    else r = lk.mutex_clocklock(m, clk, abstime);
+    uint64_t d = wait_end(t, start);
+    if (mutex_acquired(r)) {
+        mutex_taken(m, l, t);
+        hp_lock_record_wait(l, HP_MODE_WRITE, d, 0);
+    } else if (r == ETIMEDOUT) {
+        hp_lock_record_timeout(l, HP_MODE_WRITE, d);
+    }
+    return r;
+}
+
+/* A normal or adaptive mutex (not recursive, error-checking, robust or priority-protocol): its
+ * lock word is 0 when free, and relocking it from its owner deadlocks in any case. */
+static inline int plain_kind(const pthread_mutex_t *m)
+{
+    int k = m->__data.__kind & 0x7f;
+    return k == PTHREAD_MUTEX_TIMED_NP || k == PTHREAD_MUTEX_ADAPTIVE_NP;
+}
+
+HP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) return lk.mutex_lock(m);
+    struct hp_lock *l = hp_lock_get(m, HP_LOCK_MUTEX, t);
+    int r;
+    if (likely(plain_kind(m))) {
+        /* The try is a load of the lock word: free, the real lock takes it at the cost of a bare
+         * lock (glibc's trylock costs twice that, and a second atomic on a contended line);
+         * held, the wait is timed. A lock taken by another thread between the load and the real
+         * lock makes one untimed wait counted as uncontended. */
+        if (likely(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0)) {
+            r = lk.mutex_lock(m);
+            if (likely(r == 0)) mutex_taken(m, l, t);
+            return r;
+        }
+        return mutex_slow(m, l, t, OP_PLAIN, 0, NULL);
+    }
+    r = lk.mutex_trylock(m);
+    if (likely(r == 0)) {
+        mutex_taken(m, l, t);
+        return 0;
+    }
+    if (r == EOWNERDEAD) {
+        mutex_taken(m, l, t);
+        return r;
+    }
+    return mutex_slow(m, l, t, OP_PLAIN, 0, NULL);
+}
+
+HP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) return lk.mutex_trylock(m);
+    struct hp_lock *l = hp_lock_get(m, HP_LOCK_MUTEX, t);
+    int r = lk.mutex_trylock(m);
+    if (mutex_acquired(r)) mutex_taken(m, l, t);
+    return r;
+}
+
+static int mutex_timed(pthread_mutex_t *m, enum op op, clockid_t clk, ts_t abstime)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) return op == OP_TIMED ? lk.mutex_timedlock(m, abstime) : lk.mutex_clocklock(m, clk, abstime);
+    struct hp_lock *l = hp_lock_get(m, HP_LOCK_MUTEX, t);
+    int r = lk.mutex_trylock(m);
+    if (mutex_acquired(r)) {
+        mutex_taken(m, l, t);
+        return r;
+    }
+    return mutex_slow(m, l, t, op, clk, abstime);
+}
+
+HP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+    NEED(mutex_timedlock);
+    return mutex_timed(m, OP_TIMED, 0, abstime);
+}
+
+HP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
+{
+    NEED(mutex_clocklock);
+    return mutex_timed(m, OP_CLOCK, clk, abstime);
+}
+
+HP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    struct hp_thread *t = hp_self;
+    if (likely(t && !t->guard)) {
+        struct hp_lock *l = hp_lock_find(m, HP_LOCK_MUTEX);
+        /* only the holder's unlock ends a hold; another thread's gets the real answer (EPERM
+         * for error-checking mutexes) and changes nothing here */
+        if (l && atomic_load_explicit(&l->owner, memory_order_relaxed) == t &&
+            atomic_load_explicit(&l->held, memory_order_relaxed) && !l->shared && !nested_relock(m))
+            hp_lock_release(l);
+    }
+    return lk.mutex_unlock(m);
+}
+
+HP_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+    struct hp_thread *t = hp_self;
+    if (t && !t->guard) hp_lock_retire(m, HP_LOCK_MUTEX);
+    return lk.mutex_init(m, attr);
+}
+
+HP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+    int r = lk.mutex_destroy(m);
+    struct hp_thread *t = hp_self;
+    if (r == 0 && t && !t->guard) {
+        int saved = errno;
+        hp_lock_retire(m, HP_LOCK_MUTEX);
+        errno = saved;
+    }
+    return r;
+}
+
+/* ---- read-write locks ---- */
+
+static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_lock *l, struct hp_thread *t,
+                                             int mode, enum op op, clockid_t clk, ts_t abstime)
+{
+    uint64_t start = wait_begin(t, l);
+    int r;
+    if (mode == HP_MODE_READ)
+        r = op == OP_PLAIN ? lk.rw_rdlock(rw) : op == OP_TIMED ? lk.rw_timedrdlock(rw, abstime)
+                                                               : lk.rw_clockrdlock(rw, clk, abstime);
+    else
+        r = op == OP_PLAIN ? lk.rw_wrlock(rw) : op == OP_TIMED ? lk.rw_timedwrlock(rw, abstime)
+                                                               : lk.rw_clockwrlock(rw, clk, abstime);
+    uint64_t d = wait_end(t, start);
+    if (r == 0) {
+        if (mode == HP_MODE_READ) {
+            hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+            hp_lock_record_wait(l, HP_MODE_READ, d, 1);
+        } else {
+            hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+            hp_lock_record_wait(l, HP_MODE_WRITE, d, 0);
+        }
+    } else if (r == ETIMEDOUT) {
+        hp_lock_record_timeout(l, mode, d);
+    }
+    return r;
+}
+
+static inline int rw_acquire(pthread_rwlock_t *rw, int mode, enum op op, clockid_t clk, ts_t abstime)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) {
+        if (mode == HP_MODE_READ)
+            return op == OP_PLAIN ? lk.rw_rdlock(rw) : op == OP_TIMED ? lk.rw_timedrdlock(rw, abstime)
+                                                                      : lk.rw_clockrdlock(rw, clk, abstime);
+        return op == OP_PLAIN ? lk.rw_wrlock(rw) : op == OP_TIMED ? lk.rw_timedwrlock(rw, abstime)
+                                                                  : lk.rw_clockwrlock(rw, clk, abstime);
+    }
+    struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
+    if (mode == HP_MODE_READ) {
+        if (likely(lk.rw_tryrdlock(rw) == 0)) {
+            hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+            return 0;
+        }
+    } else if (likely(lk.rw_trywrlock(rw) == 0)) {
+        hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+        return 0;
+    }
+    return rw_slow(rw, l, t, mode, op, clk, abstime);
+}
+
+HP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
+{
+    return rw_acquire(rw, HP_MODE_READ, OP_PLAIN, 0, NULL);
+}
+
+HP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
+{
+    return rw_acquire(rw, HP_MODE_WRITE, OP_PLAIN, 0, NULL);
+}
+
+HP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *abstime)
+{
+    NEED(rw_timedrdlock);
+    return rw_acquire(rw, HP_MODE_READ, OP_TIMED, 0, abstime);
+}
+
+HP_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *abstime)
+{
+    NEED(rw_timedwrlock);
+    return rw_acquire(rw, HP_MODE_WRITE, OP_TIMED, 0, abstime);
+}
+
+HP_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *abstime)
+{
+    NEED(rw_clockrdlock);
+    return rw_acquire(rw, HP_MODE_READ, OP_CLOCK, clk, abstime);
+}
+
+HP_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *abstime)
+{
+    NEED(rw_clockwrlock);
+    return rw_acquire(rw, HP_MODE_WRITE, OP_CLOCK, clk, abstime);
+}
+
+HP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) return lk.rw_tryrdlock(rw);
+    struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
+    int r = lk.rw_tryrdlock(rw);
+    if (r == 0) hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+    return r;
+}
+
+HP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) return lk.rw_trywrlock(rw);
+    struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
+    int r = lk.rw_trywrlock(rw);
+    if (r == 0) hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+    return r;
+}
+
+HP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+    struct hp_thread *t = hp_self;
+    if (likely(t && !t->guard)) {
+        struct hp_lock *l = hp_lock_find(rw, HP_LOCK_RWLOCK);
+        if (l && !l->shared) {
+            if (atomic_load_explicit(&l->held, memory_order_relaxed) &&
+                atomic_load_explicit(&l->owner, memory_order_relaxed) == t)
+                hp_lock_release(l);
+            else if (unlikely(t->read_holds))
+                hp_lock_release_read(l, t);
+        }
+    }
+    return lk.rw_unlock(rw);
+}
+
+HP_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr)
+{
+    struct hp_thread *t = hp_self;
+    if (t && !t->guard) hp_lock_retire(rw, HP_LOCK_RWLOCK);
+    return lk.rw_init(rw, attr);
+}
+
+HP_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
+{
+    int r = lk.rw_destroy(rw);
+    struct hp_thread *t = hp_self;
+    if (r == 0 && t && !t->guard) {
+        int saved = errno;
+        hp_lock_retire(rw, HP_LOCK_RWLOCK);
+        errno = saved;
+    }
+    return r;
+}
+
+/* ---- condition variables: the mutex's hold pauses for the wait ---- */
+
+static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, clockid_t clk, ts_t abstime)
+{
+    struct hp_thread *t = counting();
+    if (unlikely(!t)) {
+        return op == OP_PLAIN ? lk.cond_wait(c, m) : op == OP_TIMED ? lk.cond_timedwait(c, m, abstime)
+                                                                    : lk.cond_clockwait(c, m, clk, abstime);
+    }
+    struct hp_lock *lc = hp_lock_get(c, HP_LOCK_COND, t);
+    struct hp_lock *lm = hp_lock_get(m, HP_LOCK_MUTEX, t);
+    uint64_t accum = 0;
+    int timed = 0;
+    if (!lm->shared && atomic_load_explicit(&lm->held, memory_order_relaxed) &&
+        atomic_load_explicit(&lm->owner, memory_order_relaxed) == t) {
+        uint64_t start = hp_lk_get(&lm->hold_start);
+        if (start) {
+            accum = hp_lk_get(&lm->hold_accum) + (hp_ticks() - start);
+            timed = 1;
+        }
+        atomic_store_explicit(&lm->held, 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&t->blocked_on, lc, memory_order_relaxed);
+    uint64_t t0 = hp_ticks();
+    int r = op == OP_PLAIN ? lk.cond_wait(c, m) : op == OP_TIMED ? lk.cond_timedwait(c, m, abstime)
+                                                                 : lk.cond_clockwait(c, m, clk, abstime);
+    uint64_t t1 = hp_ticks(), d = t1 - t0;
+    atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+    hp_count(&t->cond_wait_ticks, d);
+    hp_count(&t->cond_wait_count, 1);
+    struct hp_lock_mode *cm = &lc->mode[HP_MODE_WRITE];
+    atomic_fetch_add_explicit(&cm->locks, 1, memory_order_relaxed);
+    hp_lock_record_wait(lc, HP_MODE_WRITE, d, 1);
+    if (r == ETIMEDOUT) atomic_fetch_add_explicit(&cm->timeouts, 1, memory_order_relaxed);
+    /* the wait returns holding m again (also on a timeout) */
+    if ((r == 0 || r == ETIMEDOUT || r == EOWNERDEAD) && !lm->shared) {
+        struct hp_thread *prev = atomic_load_explicit(&lm->owner, memory_order_relaxed);
+        if (prev != t) {
+            if (prev) hp_lk_add(&lm->mode[HP_MODE_WRITE].owner_changes, 1, 0);
+            atomic_store_explicit(&lm->owner, t, memory_order_relaxed);
+        }
+        hp_lk_set(&lm->hold_accum, accum);
+        hp_lk_set(&lm->hold_start, timed ? t1 : 0);
+        atomic_store_explicit(&lm->held, 1, memory_order_relaxed);
+    }
+    return r;
+}
+
+HP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    NEED(cond_wait);
+    return cond_wait_any(c, m, OP_PLAIN, 0, NULL);
+}
+
+HP_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+    NEED(cond_timedwait);
+    return cond_wait_any(c, m, OP_TIMED, 0, abstime);
+}
+
+HP_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                     const struct timespec *abstime)
+{
+    NEED(cond_clockwait);
+    return cond_wait_any(c, m, OP_CLOCK, clk, abstime);
+}
