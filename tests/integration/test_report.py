@@ -22,7 +22,7 @@ def table_lines(text):
 
 
 def test_reference_layout_of_the_demo():
-    r = run([target("demo")], fmt="table")
+    r = run([target("demo")], fmt="table", env={"HOTPATH_REPORT": "threads"})   # the threads view's layout
     assert r.returncode == 0
     text = r.stderr.decode("utf-8")
     lines = text.splitlines()
@@ -53,10 +53,10 @@ def test_rows_sorted_by_alloc_then_max():
 
 
 def test_limits():
-    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_THREADS_LIMIT": "3"})
+    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_THREADS_LIMIT": "3", "HOTPATH_REPORT": "threads"})
     text = r.stderr.decode()
     assert "(3/13)" in text and len(table_lines(text)) == 3 + 2 * 3
-    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_LIMIT": "0"})
+    r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_LIMIT": "0", "HOTPATH_REPORT": "threads"})
     text = r.stderr.decode()
     assert "/13)" not in text and len(table_lines(text)) == 3 + 2 * 13
     r = run([target("many_threads"), "12"], fmt="table", env={"HOTPATH_LIMIT": "4", "HOTPATH_THREADS_LIMIT": "6"})
@@ -76,7 +76,7 @@ def test_json_pretty_and_none():
 def test_report_selection():
     r = run([target("alloc_known")], env={"HOTPATH_REPORT": "all,-threads"})
     assert "threads" not in r.report
-    r = run([target("alloc_known")], fmt="table", env={"HOTPATH_REPORT": "-threads"})
+    r = run([target("alloc_known")], fmt="table", env={"HOTPATH_REPORT": "threads,-threads"})
     assert "threads -" not in r.stderr.decode() and "no sections" in r.stderr.decode()
     r = run([target("alloc_known")], env={"HOTPATH_REPORT": "threads"})
     assert "threads" in r.report

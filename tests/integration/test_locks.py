@@ -1,0 +1,161 @@
+"""Locks view against known truth: lock counts, contention, hold times, naming, merging, return
+codes, condition waits, rwlock modes, and the lock a deadlocked thread waits on."""
+from harness import bare, row, rows, run, target
+
+MS = 1_000_000
+
+
+def mutexes(report, name=None):
+    found = report["mutexes"]["rows"]
+    if name is None:
+        return found
+    named = [m for m in found if m["name"] == name]
+    assert named, f"no mutex named {name!r} in {[m['name'] for m in found]}"
+    return named
+
+
+def mutex(report, name):
+    named = mutexes(report, name)
+    assert len(named) == 1, f"{len(named)} rows named {name!r}"
+    return named[0]
+
+
+def test_contended_global_cache_lock():
+    r = run([target("locks_cache")])
+    assert r.returncode == 0, r.stderr
+    m = mutex(r.report, "cache_lock")
+    assert m["symbol"] == "cache_lock" and m["module"], m
+    assert m["locks_count"] == 1000, m
+    assert m["contended_count"] > 0, m
+    assert m["wait_total_ns"] > 0 and m["wait_max_ns"] > 0, m
+    assert m["holds_timed_count"] > 0
+    assert abs(m["hold_avg_ns"] - MS) <= 0.2 * MS, m["hold_avg_ns"]
+    assert m["hold_max_ns"] >= m["hold_p95_ns"] >= 0.8 * MS, m
+    assert m["owner_changes_count"] >= 1
+    # the threads that waited carry the wait
+    waited = sum(t.get("lock_wait_ns", 0) for t in rows(r.report))
+    assert waited >= m["wait_total_ns"] * 0.99, (waited, m["wait_total_ns"])
+
+
+def test_default_sampling_and_every_hold_timed():
+    r = run([target("locks_cache")])
+    m = mutex(r.report, "cache_lock")
+    assert r.report["mutexes"]["hold_sampling_period"] == 20
+    assert 1000 // 20 - 2 <= m["holds_timed_count"] <= 1000 // 20 + 2, m["holds_timed_count"]
+    r = run([target("locks_cache")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
+    m = mutex(r.report, "cache_lock")
+    assert m["holds_timed_count"] == 1000
+    assert abs(m["hold_total_ns"] - 1000 * MS) <= 0.2 * 1000 * MS
+    r = run([target("locks_cache")], env={"HOTPATH_TIME_SAMPLING_RATE": "0"})
+    m = mutex(r.report, "cache_lock")
+    assert m["holds_timed_count"] == 0 and m["hold_avg_ns"] is None and m["locks_count"] == 1000
+
+
+def test_text_table():
+    r = run([target("locks_cache")], fmt="table")
+    text = r.stderr.decode()
+    assert "mutexes - Wait and hold times of mutexes." in text
+    header = [l for l in text.splitlines() if l.startswith("| Mutex ")]
+    assert header and "| Inst " in header[0] and "| Wait total |" in header[0], header
+    assert any(l.startswith("| cache_lock ") and "| 1000 " in l for l in text.splitlines()), text
+    assert "rw_locks - Wait and hold times of read-write locks." in text
+
+
+def test_condition_wait_is_not_hold_time():
+    r = run([target("locks_cond")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
+    assert r.returncode == 0, r.stderr
+    m = mutex(r.report, "queue_lock")
+    assert m["locks_count"] == 20, m
+    assert m["holds_timed_count"] == 20
+    assert m["hold_max_ns"] < 10 * MS, m["hold_max_ns"]       # consumer waits ~50 ms per item
+    conds = [c for c in r.report["mutexes"]["cond_vars"] if c["name"] == "queue_cond"]
+    assert len(conds) == 1, r.report["mutexes"]["cond_vars"]
+    c = conds[0]
+    assert c["waits_count"] >= 10 and c["wait_total_ns"] >= 400 * MS, c
+    consumer = row(r.report, "consumer")
+    assert consumer["cond_wait_count"] == c["waits_count"]
+    assert consumer["cond_wait_ns"] >= 400 * MS
+    assert consumer["blocked_on"] is None
+
+
+def test_rwlock_reads_and_writes_counted_exactly():
+    r = run([target("locks_rw")])
+    assert r.returncode == 0, r.stderr
+    found = [x for x in r.report["rw_locks"]["rows"] if x["name"] == "table_lock"]
+    assert len(found) == 1, r.report["rw_locks"]["rows"]
+    rw = found[0]
+    assert rw["read"]["locks_count"] == 4000, rw["read"]
+    assert rw["write"]["locks_count"] == 201, rw["write"]   # 200 by the writer, 1 by main
+    r = run([target("locks_rw")], fmt="table")
+    lines = r.stderr.decode().splitlines()
+    assert any(l.startswith("| table_lock ") and "| read " in l and "| 4000 " in l for l in lines), lines
+    assert any(l.startswith("| table_lock ") and "| write " in l and "| 201 " in l for l in lines), lines
+
+
+def test_return_codes_and_recursive_mutex():
+    plain = bare([target("locks_semantics")])
+    r = run([target("locks_semantics")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
+    assert plain.stdout == r.stdout == b"ok\n", (plain.stdout, r.stdout)
+    assert r.returncode == 0
+    rec = mutex(r.report, "rec_lock")
+    assert rec["locks_count"] == 10 and rec["recursive_relocks_count"] == 20, rec
+    assert rec["holds_timed_count"] == 10          # outermost lock to last unlock
+    assert mutex(r.report, "check_lock")["locks_count"] == 1     # EDEADLK relock not counted
+    busy = mutex(r.report, "busy_lock")
+    assert busy["locks_count"] == 1 and busy["contended_count"] == 0, busy   # EBUSY not counted
+    timed = mutex(r.report, "timed_lock")
+    assert timed["timeouts_count"] == 2, timed
+    assert timed["timeout_wait_ns"] >= 60 * MS, timed
+    assert timed["locks_count"] == 2, timed
+
+
+def test_ten_thousand_heap_mutexes_make_one_row():
+    r = run([target("locks_many")])
+    assert r.returncode == 0, r.stderr
+    ms = [m for m in mutexes(r.report) if "open_conn" in m["name"]]
+    assert len(ms) == 1, [(m["name"], m["instances"]) for m in mutexes(r.report)]
+    m = ms[0]
+    assert m["instances"] == 10000 and m["locks_count"] == 10000, m
+    assert m["symbol"] is None and m["call_stack"][0] == "open_conn", m
+    r = run([target("locks_many")], env={"HOTPATH_LOCKS_ITER": "true"})
+    ms = [m for m in mutexes(r.report) if "open_conn" in m["name"]]
+    assert len(ms) == 10000 and all(m["instances"] == 1 and m["locks_count"] == 1 for m in ms)
+
+
+def test_destroyed_and_reinitialised_mutex_is_a_new_lock():
+    r = run([target("locks_reuse")])
+    assert r.returncode == 0, r.stderr
+    rs = mutexes(r.report, "reused_lock")
+    assert sorted(m["locks_count"] for m in rs) == [2, 3], rs
+    assert sum(m["instances"] for m in rs) == 2
+    first = [m for m in rs if m["locks_count"] == 3][0]
+    assert first["destroyed_count"] == 1
+
+
+def test_one_wrapper_two_callers_two_rows():
+    r = run([target("locks_wrapper")])
+    assert r.returncode == 0, r.stderr
+    names = {m["name"]: m for m in mutexes(r.report)}
+    alpha = [m for n, m in names.items() if n.startswith("lock_it ← caller_alpha")]
+    beta = [m for n, m in names.items() if n.startswith("lock_it ← caller_beta")]
+    assert len(alpha) == 1 and len(beta) == 1, list(names)
+    assert alpha[0]["locks_count"] == 7 and beta[0]["locks_count"] == 5
+    assert alpha[0]["call_stack"][:2] == ["lock_it", "caller_alpha"]
+
+
+def test_deadlock_report_names_the_lock_each_thread_waits_on():
+    r = run([target("locks_deadlock")], timeout=30)
+    assert r.stdout == b"deadlocked\n"
+    assert r.returncode == -15, r.returncode
+    a = row(r.report, "thread-a")
+    b = row(r.report, "thread-b")
+    assert a["blocked_on"] == {"kind": "mutex", "name": "lock_b", "address": a["blocked_on"]["address"]}, a
+    assert b["blocked_on"]["kind"] == "mutex" and b["blocked_on"]["name"] == "lock_a", b
+    assert row(r.report, "main")["blocked_on"] is None
+
+
+def test_locks_sections_can_be_left_out():
+    r = run([target("locks_cache")], env={"HOTPATH_REPORT": "all,-mutexes,-rw_locks"})
+    assert "mutexes" not in r.report and "rw_locks" not in r.report
+    r = run([target("locks_cache")], env={"HOTPATH_REPORT": "mutexes"})
+    assert set(r.report) & {"threads", "mutexes", "rw_locks"} == {"mutexes"}
