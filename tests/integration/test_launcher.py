@@ -66,3 +66,33 @@ def test_make_install_gives_a_working_copy():
         p = subprocess.run([os.path.join(base, "bin", "hotpath-run"), "-f", "table", target("alloc_known")],
                            env=clean_env(preload=False), capture_output=True)
         assert p.returncode == 0 and b"threads - Thread CPU" in p.stderr, p.stderr
+
+
+def test_says_when_the_preload_cannot_take_effect():
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "s.c")
+        with open(src, "w") as f:
+            f.write("int main(void) { return 3; }\n")
+        static = os.path.join(d, "static_prog")
+        subprocess.run(["cc", "-static", src, "-o", static], check=True)
+        p = launch(["-f", "none", static])
+        assert p.returncode == 3
+        assert p.stderr.decode().count("\n") == 1 and "statically linked" in p.stderr.decode()
+        suid = os.path.join(d, "suid_true")
+        subprocess.run(["cp", "/bin/true", suid], check=True)
+        os.chmod(suid, 0o4755)
+        p = launch(["-f", "none", suid])
+        assert p.returncode == 0 and "set-user-ID" in p.stderr.decode()
+        p = launch(["-f", "none", "true"])                       # an ordinary program: silence
+        assert p.returncode == 0 and p.stderr == b""
+
+
+def test_no_children_and_checkpoint_options():
+    p = launch(["--no-children", "-f", "none", target("exec_paths"), "spawn"])
+    assert b"probe profiled=0" in p.stdout, p.stdout
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r-%p-%n.json")
+        p = launch(["--checkpoint", "1", "-f", "json", "-o", out, target("exec_paths"), "exec"])
+        assert p.returncode == 0
+        names = sorted(os.listdir(d))
+        assert len(names) == 2 and names[0].endswith("-0.json") and names[1].endswith("-1.json"), names

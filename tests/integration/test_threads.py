@@ -107,7 +107,7 @@ def test_allocation_edge_cases_behave_as_without_profiler():
 
 
 def test_two_thousand_threads():
-    r = run([target("many_threads"), "2000"])
+    r = run([target("many_threads"), "2000"], env={"HOTPATH_EXITED_THREADS_LIMIT": "5000"})
     assert r.returncode == 0, r.stderr
     report = r.report
     workers = [t for t in rows(report) if t["index"] > 0]
@@ -145,3 +145,36 @@ def test_cxx_under_jemalloc_and_tcmalloc_matches_glibc():
         assert abs(t["diff_bytes"]) <= 64, (name, t)
         assert_header_sums(r.report)
     assert len(set(seen.values())) == 1, seen
+
+
+def test_twenty_thousand_threads_fold_and_memory_stays_bounded():
+    memory = {}
+    for n in (2000, 20000):
+        r = run([target("many_threads"), str(n), "named"], timeout=300)
+        assert r.returncode == 0, r.stderr
+        report = r.report
+        assert_header_sums(report)
+        header = report["threads"]["header"]
+        assert header["thread_count"] == n + 1
+        workers = [t for t in rows(report) if t["name"] != "main"]
+        assert sum(t["alloc_count"] for t in workers) == 3 * n        # all the work, folded or not
+        assert sum(t["dealloc_count"] for t in workers) == n
+        folded = [t for t in workers if "exited_threads" in t]
+        assert sum(t["exited_threads"] for t in folded) + len(workers) - len(folded) == n
+        assert len(workers) - len(folded) <= 1000                     # HOTPATH_EXITED_THREADS_LIMIT
+        if n == 20000:
+            names = {t["name"].split(" (")[0] for t in folded}
+            assert "thread_*" in names and "pool" in names and "worker-*" in names, names
+        memory[n] = report["profiler"]["memory_bytes"]
+    # ten times the threads, not ten times the memory: exited records are folded and recycled
+    assert memory[20000] < 2 * memory[2000] + 2 * 1024 * 1024, memory
+    assert memory[20000] < 16 * 1024 * 1024, memory
+
+
+def test_exited_threads_limit_setting():
+    r = run([target("many_threads"), "100"], env={"HOTPATH_EXITED_THREADS_LIMIT": "10"})
+    workers = [t for t in rows(r.report) if t["name"] != "main"]
+    folded = [t for t in workers if "exited_threads" in t]
+    assert len(workers) - len(folded) <= 10
+    assert sum(t["exited_threads"] for t in folded) >= 90
+    assert_header_sums(r.report)

@@ -1,5 +1,7 @@
 /* many_threads.c — creates and joins N threads (argv[1], default 2000) in a loop, a few at a
- * time; each allocates 3 blocks of 1000 bytes and frees one. Prints the totals requested. */
+ * time; each allocates 3 blocks of 1000 bytes and frees one. Prints the totals requested. With
+ * `named` (argv[2]), a third of them are named worker-N and a third pool. */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +21,19 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 2000;
+    int named = argc > 2 && strcmp(argv[2], "named") == 0;
     static void *slots[8][3];
     unsigned long alloc = 0, freed = 0;
     for (int done = 0; done < n; done += 8) {
         pthread_t t[8];
         int k = n - done < 8 ? n - done : 8;
-        for (int i = 0; i < k; i++) pthread_create(&t[i], NULL, work, slots[i]);
+        for (int i = 0; i < k; i++) {
+            pthread_create(&t[i], NULL, work, slots[i]);
+            char name[16];
+            snprintf(name, sizeof name, "worker-%d", (done + i) % 1000);
+            if (named && (done + i) % 3 == 0) pthread_setname_np(t[i], name);
+            if (named && (done + i) % 3 == 1) pthread_setname_np(t[i], "pool");
+        }
         for (int i = 0; i < k; i++) {
             pthread_join(t[i], NULL);
             free(slots[i][0]);

@@ -1,0 +1,55 @@
+"""Living inside demanding hosts: descriptors the program manages itself, a small RLIMIT_NOFILE,
+and checkpoints that survive SIGKILL."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from harness import clean_env, row, run, target, validate
+
+
+def test_program_that_closes_every_descriptor_gets_the_numbers_it_expects():
+    r = run([target("fd_hygiene"), "closeall"])
+    assert r.returncode == 0
+    assert r.stdout == b"3 4 5 6 7 \n", r.stdout
+    assert row(r.report, "main")                     # and the report still came
+
+
+def test_small_rlimit_never_meets_emfile_because_of_the_profiler():
+    r = run([target("fd_hygiene"), "rlimit"], fmt="table")
+    assert r.returncode == 0
+    assert r.stdout == b"opened 60 error none\n", r.stdout
+    assert b"threads - Thread CPU" in r.stderr         # the report itself is still written
+
+
+def test_checkpoint_survives_sigkill():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "report.json")
+        env = clean_env({"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": path,
+                         "HOTPATH_CHECKPOINT_S": "1"})
+        p = subprocess.Popen([target("fd_hygiene"), "sleep", "10000"], env=env)
+        deadline = time.monotonic() + 5
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.1)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        assert os.path.exists(path), "no checkpoint within 5 s"
+        assert not os.path.exists(path + ".tmp")
+        report = validate(json.load(open(path)))
+        assert report["pid"] == p.pid
+        assert row(report, "main")["alloc_bytes"] >= 123456
+        assert report["ended_by_signal"] is None        # a checkpoint, not a final report
+
+
+def test_checkpoint_then_final_report():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.json")
+        r = run([target("fd_hygiene"), "sleep", "2300"],
+                env={"HOTPATH_OUTPUT_PATH": path, "HOTPATH_CHECKPOINT_S": "1"})
+        assert r.returncode == 0
+        report = validate(json.load(open(path)))         # the final one replaced the checkpoints
+        assert report["elapsed_ns"] >= 2.3e9
+        assert sorted(os.listdir(d)) == ["r.json"]
