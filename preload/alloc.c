@@ -52,20 +52,53 @@ static __attribute__((noinline, cold)) void *early_malloc(size_t n)
     return malloc(n);
 }
 
-HP_EXPORT void *malloc(size_t n)
+/* malloc and free are the hottest hooks: their common case (glibc's allocator, a known thread
+ * outside the profiler) is written out inline and everything else goes to an out-of-line slow
+ * path as a tail call, so the fast path saves no registers and makes no call of its own but the
+ * real one. */
+static inline int fast_thread(const struct hp_thread *t)
 {
-    if (unlikely(hp_real.malloc == NULL)) return early_malloc(n);
-    void *p = hp_real.malloc(n);
+    return likely(t != NULL) && likely(t->guard == 0) && likely(hp_glibc_chunks);
+}
+
+static __attribute__((noinline, cold)) void *malloc_slow(void *p)
+{
     hp_count_alloc(p);
     return p;
 }
 
-HP_EXPORT void free(void *p)
+HP_EXPORT void *malloc(size_t n)
 {
-    if (unlikely(p == NULL) || unlikely(hp_in_boot_arena(p))) return;
-    if (unlikely(hp_real.free == NULL) && !hp_resolve()) return;
+    if (unlikely(hp_real.malloc == NULL)) return early_malloc(n);
+    void *p = hp_real.malloc(n);
+    struct hp_thread *t = hp_self;
+    if (likely(p != NULL) && fast_thread(t)) {
+        hp_count(&t->alloc_bytes, hp_chunk_usable(p));
+        hp_count(&t->alloc_count, 1);
+        return p;
+    }
+    return malloc_slow(p);
+}
+
+static __attribute__((noinline, cold)) void free_slow(void *p)
+{
+    if (hp_in_boot_arena(p)) return;
+    if (hp_real.free == NULL && !hp_resolve()) return;
     hp_count_free(p);
     hp_real.free(p);
+}
+
+HP_EXPORT void free(void *p)
+{
+    struct hp_thread *t = hp_self;
+    if (likely(p != NULL) && likely(hp_real.free != NULL) && likely(!hp_in_boot_arena(p)) &&
+        fast_thread(t)) {
+        hp_count(&t->free_bytes, hp_chunk_usable(p));
+        hp_count(&t->free_count, 1);
+        hp_real.free(p);
+        return;
+    }
+    if (p) free_slow(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t size)
