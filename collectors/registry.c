@@ -50,18 +50,7 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
         out->io_ticks = hp_read(&t->io_ticks);
         out->io_count = hp_read(&t->io_count);
     } else {
-        out->alloc_bytes = r->alloc_bytes;
-        out->alloc_count = r->alloc_count;
-        out->free_bytes = r->free_bytes;
-        out->free_count = r->free_count;
-        out->lock_wait_ticks = r->lock_wait_ticks;
-        out->cond_wait_ticks = r->cond_wait_ticks;
-        out->cond_wait_count = r->cond_wait_count;
-        out->blocked_on = NULL;
-        out->mapped_bytes = r->mapped_bytes;
-        out->unmapped_bytes = r->unmapped_bytes;
-        out->io_ticks = r->io_ticks;
-        out->io_count = r->io_count;
+        *out = r->final;
     }
 }
 
@@ -233,19 +222,8 @@ void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
 
 void hp_registry_gone(struct hp_record *r)
 {
-    struct hp_counts c;
-    hp_record_counts(r, &c);
-    r->alloc_bytes = c.alloc_bytes;
-    r->alloc_count = c.alloc_count;
-    r->free_bytes = c.free_bytes;
-    r->free_count = c.free_count;
-    r->lock_wait_ticks = c.lock_wait_ticks;
-    r->cond_wait_ticks = c.cond_wait_ticks;
-    r->cond_wait_count = c.cond_wait_count;
-    r->mapped_bytes = c.mapped_bytes;
-    r->unmapped_bytes = c.unmapped_bytes;
-    r->io_ticks = c.io_ticks;
-    r->io_count = c.io_count;
+    hp_record_counts(r, &r->final);
+    r->final.blocked_on = NULL;
     if (r->state) {
         r->state->next_free = free_states;
         free_states = r->state;

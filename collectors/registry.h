@@ -11,6 +11,14 @@
 
 #define HP_COMM_MAX 16
 
+struct hp_counts {
+    uint64_t alloc_bytes, alloc_count, free_bytes, free_count;
+    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view */
+    uint64_t mapped_bytes, unmapped_bytes;                      /* anonymous mappings */
+    uint64_t io_ticks, io_count;                                /* I/O view: time in I/O calls */
+    void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
+};
+
 struct hp_record {
     int tid;                        /* 0 until the thread has started */
     uint32_t index;                 /* creation order; the main thread is 0 */
@@ -30,10 +38,7 @@ struct hp_record {
     uint64_t cpu_user_ns, cpu_sys_ns;
     uint64_t base_cpu_ns, base_time_ns; /* the previous reading, for CPU% */
     double cpu_pct, max_pct;
-    uint64_t alloc_bytes, alloc_count, free_bytes, free_count; /* final, once gone */
-    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view, final once gone */
-    uint64_t mapped_bytes, unmapped_bytes;                      /* final, once gone */
-    uint64_t io_ticks, io_count;                                /* I/O view, final once gone */
+    struct hp_counts final;         /* the counters, once gone (blocked_on NULL) */
     struct hp_thread *state;
     void *(*start_fn)(void *);      /* what the thread runs, until it has started */
     void *start_arg;
@@ -49,13 +54,6 @@ struct hp_exited_group {
     struct hp_counts *c;            /* the summed counters */
 };
 
-struct hp_counts {
-    uint64_t alloc_bytes, alloc_count, free_bytes, free_count;
-    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view */
-    uint64_t mapped_bytes, unmapped_bytes;                      /* anonymous mappings */
-    uint64_t io_ticks, io_count;                                /* I/O view: time in I/O calls */
-    void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
-};
 
 void hp_registry_lock(void);
 void hp_registry_unlock(void);

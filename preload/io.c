@@ -139,17 +139,6 @@ void hp_resolve_io(void)
         return r_;                                                                              \
     } while (0)
 
-/* Inside dlsym on this thread (nothing resolved yet): straight to the kernel. */
-#define EARLY(...)                                                                              \
-    do {                                                                                        \
-        if (__builtin_expect(!hp_io_ready(), 0)) return syscall(__VA_ARGS__);                   \
-    } while (0)
-
-/* No kernel call to fall back on. */
-#define EARLY_FAIL(value)                                                                       \
-    do {                                                                                        \
-        if (__builtin_expect(!hp_io_ready(), 0)) { errno = ENOSYS; return value; }              \
-    } while (0)
 
 /* ---- read and write ---- */
 

@@ -17,15 +17,6 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-#define EARLY(...)                                                                              \
-    do {                                                                                        \
-        if (__builtin_expect(!hp_io_ready(), 0)) return syscall(__VA_ARGS__);                   \
-    } while (0)
-
-#define EARLY_FAIL(value)                                                                       \
-    do {                                                                                        \
-        if (__builtin_expect(!hp_io_ready(), 0)) { errno = ENOSYS; return value; }              \
-    } while (0)
 
 /* open(2) takes a mode only when it may create the file. */
 static inline int needs_mode(int flags)
