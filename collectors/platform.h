@@ -13,6 +13,12 @@ int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
 int hp_platform_gettid(void);
+/* A close-on-exec duplicate of fd placed high, above the program's usual range (DESIGN.md rule
+ * 12); -1 when RLIMIT_NOFILE is too small to spare one (under 256) or the dup fails. */
+int hp_platform_dup_high(int fd);
+/* Move a descriptor the profiler made (or a library it uses made for it) high; keeps it where
+ * it is when it cannot be moved. */
+void hp_platform_move_high(int *fd);
 /* The calling thread's comm (PR_GET_NAME), 16 bytes with the terminator. */
 void hp_platform_thread_comm(char out[16]);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,4 +111,23 @@ void hp_platform_thread_comm(char out[16])
     memset(out, 0, 16);
     if (syscall(SYS_prctl, PR_GET_NAME, (unsigned long)out, 0UL, 0UL, 0UL) != 0) out[0] = 0;
     out[15] = 0;
+}
+
+int hp_platform_dup_high(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    long floor;
+    if (rl.rlim_cur == RLIM_INFINITY) floor = 1000;
+    else if (rl.rlim_cur >= 256) floor = (long)rl.rlim_cur - 64;
+    else return -1;                      /* every descriptor belongs to the program */
+    return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
+}
+
+void hp_platform_move_high(int *fd)
+{
+    int high = hp_platform_dup_high(*fd);
+    if (high < 0) return;
+    syscall(SYS_close, *fd);
+    *fd = high;
 }

@@ -16,6 +16,7 @@
 
 #include "../collectors/clock.h"
 #include "../collectors/memory.h"
+#include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "format.h"
@@ -47,10 +48,7 @@ void hp_report_keep_stderr(void)
 {
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
-    if (rl.rlim_cur == RLIM_INFINITY) stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 1000);
-    else if (rl.rlim_cur >= 256) stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, (int)rl.rlim_cur - 32);
+    stderr_copy = hp_platform_dup_high(2);
     /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
     if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
 }
@@ -92,6 +90,21 @@ static void signal_thread(char *out, size_t size)
 static const char *command(void)
 {
     return report_argc > 0 ? report_argv[0] : "?";
+}
+
+int hp_report_pid(void)
+{
+    return report_pid;
+}
+
+const char *hp_report_command(void)
+{
+    return command();
+}
+
+uint64_t hp_report_start_ns(void)
+{
+    return report_start_ns;
 }
 
 struct taken {

@@ -24,6 +24,10 @@ void hp_report_ending_signal(int sig, int tid);
 /* Keep a private copy of stderr for the report (called once at start). */
 void hp_report_keep_stderr(void);
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections);
+/* Who is profiled, for the live views (report/http_server.c). */
+int hp_report_pid(void);
+const char *hp_report_command(void);
+uint64_t hp_report_start_ns(void);      /* hp_now_ns() at start (or at fork, in a child) */
 /* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says; only the first call
  * in a process image writes. */
 void hp_report_write_final(void);

@@ -4,7 +4,8 @@
 set -eu
 
 PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 check libsubunit-dev
-python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4"
+python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4
+redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk"
 
 missing=""
 for p in $PACKAGES; do

@@ -17,6 +17,12 @@ def test_program_that_closes_every_descriptor_gets_the_numbers_it_expects():
     assert row(r.report, "main")                     # and the report still came
 
 
+def test_the_profilers_own_descriptors_stay_out_of_the_programs_numbers():
+    """libunwind opens a pipe the first time a lock's stack is taken: it must not take fd 3."""
+    r = run([target("fd_hygiene"), "lockfirst"])
+    assert r.returncode == 0 and r.stdout == b"3\n", r.stdout
+
+
 def test_small_rlimit_never_meets_emfile_because_of_the_profiler():
     r = run([target("fd_hygiene"), "rlimit"], fmt="table")
     assert r.returncode == 0

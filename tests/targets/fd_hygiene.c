@@ -3,7 +3,9 @@
  *              numbers it got (3 4 5 6 7 expected)
  *   rlimit     RLIMIT_NOFILE = 64, then open 60 files while threads come and go for a second:
  *              prints how many opened and the first error
- *   sleep N    allocate, then sleep N milliseconds (for checkpoints) */
+ *   sleep N    allocate, then sleep N milliseconds (for checkpoints)
+ *   lockfirst  lock a new mutex (the profiler takes its first-lock stack), then open a file:
+ *              prints the number it got (3 expected) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,13 @@ int main(int argc, char **argv)
             opened += fd >= 0;
         }
         printf("opened %d error %s\n", opened, err ? strerror(err) : "none");
+        return 0;
+    }
+    if (!strcmp(mode, "lockfirst")) {
+        static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&m);
+        pthread_mutex_unlock(&m);
+        printf("%d\n", open("/dev/null", O_RDONLY));
         return 0;
     }
     if (!strcmp(mode, "sleep")) {
