@@ -386,9 +386,17 @@ void hp_io_opened(int fd, int dirfd, const char *path, int flags)
         memcpy(abs, path, sizeof abs - 1);
         abs[sizeof abs - 1] = 0;
     }
+    /* The kind of what a path names takes an fstat: a server opening the same file for every
+     * request would pay a system call each time. The kind of recently opened paths is kept in
+     * a small table, one word per entry (hash and kind), so only a new path costs the fstat. */
+    static _Atomic uint64_t kinds[64];
+    uint32_t h = hp_io_hash(abs);
+    uint64_t cached = atomic_load_explicit(&kinds[h % 64], memory_order_relaxed);
     enum hp_io_kind kind = HP_IO_FILE;
     struct stat st;
-    if (syscall(SYS_fstat, fd, &st) == 0) {
+    if (cached && cached >> 8 == h) {
+        kind = (enum hp_io_kind)(cached & 0xff);
+    } else if (syscall(SYS_fstat, fd, &st) == 0) {
         switch (st.st_mode & S_IFMT) {
         case S_IFDIR: kind = HP_IO_DIR; break;
         case S_IFIFO: kind = HP_IO_FIFO; break;
@@ -396,6 +404,7 @@ void hp_io_opened(int fd, int dirfd, const char *path, int flags)
         case S_IFBLK: kind = HP_IO_BLOCK; break;
         default: break;
         }
+        atomic_store_explicit(&kinds[h % 64], (uint64_t)h << 8 | kind, memory_order_relaxed);
     } else if (flags & O_DIRECTORY) {
         kind = HP_IO_DIR;
     }
