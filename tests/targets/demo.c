@@ -1,13 +1,18 @@
 /* demo.c — the reference scenario of `make demo`: a main thread that keeps allocations alive,
- * a named worker-1 burning CPU, and an unnamed thread that allocates a little and sleeps. */
+ * a named worker-1 burning CPU, and unnamed threads that allocate a little and sleep; worker-1
+ * and main share a global stats_lock, and main writes and reads back a small file, so the
+ * locks and I/O views have something to show. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
+pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long stats;
 
 static double now(void)
 {
@@ -26,6 +31,9 @@ static void *worker(void *arg)
         sink += (unsigned long)p[3];
         free(p);
         for (int i = 0; i < 20000; i++) sink += (unsigned long)i * 7;
+        pthread_mutex_lock(&stats_lock);
+        stats++;
+        pthread_mutex_unlock(&stats_lock);
     }
     return NULL;
 }
@@ -53,11 +61,27 @@ int main(void)
     for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, idler, NULL);
     pthread_create(&idle, NULL, idler, (void *)1);
     for (int i = 0; i < 10; i++) free(kept[i]);
+    for (int i = 0; i < 50; i++) {
+        pthread_mutex_lock(&stats_lock);
+        usleep(2000);                 /* held while worker-1 wants it: contention */
+        pthread_mutex_unlock(&stats_lock);
+    }
     pthread_join(w, NULL);
     for (int i = 0; i < 4; i++) {
         void *r;
         pthread_join(t[i], &r);
         free(r);
+    }
+    char path[] = "/tmp/hotpath-demo-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    if (f) {
+        for (int i = 0; i < 2000; i++) fprintf(f, "log line %d: %lu\n", i, stats);
+        rewind(f);
+        char line[64];
+        while (fgets(line, sizeof line, f)) sink += (unsigned char)line[0];
+        fclose(f);
+        unlink(path);
     }
     usleep(600 * 1000);
     return 0;
