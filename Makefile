@@ -23,15 +23,20 @@ UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
 UNIT_SRC += collectors/io_names.c
 UNIT_SRC += collectors/symbols.c
+UNIT_SRC += collectors/stacks.c
+UNIT_SRC += report/http_parse.c report/prometheus_text.c
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
 
-.PHONY: all deps demo test unit unit-asan integration bench install clean check-build-deps
+.PHONY: all deps demo test unit unit-asan integration bench bench-real install clean check-build-deps
+.PHONY: fuzz
 
-all: $(LIB)
+CONSOLE := $(BUILD)/hotpath-console
+
+all: $(LIB) $(CONSOLE)
 
 $(BUILD)/obj/%.o: %.c $(wildcard preload/*.h collectors/*.h report/*.h) | check-build-deps
 	@mkdir -p $(dir $@)
@@ -48,6 +53,30 @@ check-build-deps:
 
 deps:
 	@scripts/install-deps.sh
+
+# ---- the live console: its own process (ncurses, jansson) ----
+CONSOLE_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
+
+$(CONSOLE): console/hotpath-console.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) $< -o $@ $(CONSOLE_LIBS)
+
+# ---- fuzzing: the metrics server's request parser under libFuzzer (clang) ----
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+
+$(BUILD)/fuzz/http_parse: tests/fuzz/fuzz_http_parse.c report/http_parse.c report/http_parse.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	@$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all tests/fuzz/fuzz_http_parse.c report/http_parse.c -o $@
+
+fuzz: $(BUILD)/fuzz/http_parse
+	@mkdir -p $(BUILD)/fuzz/corpus
+	@cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	@echo "  FUZZ    http_parse for $(FUZZ_SECONDS) s"
+	@$(BUILD)/fuzz/http_parse -max_total_time=$(FUZZ_SECONDS) -max_len=9000 -print_final_stats=1 $(BUILD)/fuzz/corpus > $(BUILD)/fuzz/log 2>&1 || { tail -40 $(BUILD)/fuzz/log; echo "fuzz: the request parser failed (crash input in the current directory)" >&2; exit 1; }
+	@grep -E 'stat::(number_of_executed_units|new_units_added)' $(BUILD)/fuzz/log
 
 # ---- test programs ----
 $(BUILD)/targets/%: tests/targets/%.c
@@ -66,13 +95,19 @@ $(BUILD)/targets/io_fortify: tests/targets/io_fortify.c
 	@echo "  CC      $@ (fortified)"
 	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
 
+# The CPU profile's known-truth program: two compilation units, frame pointers, no inlining.
+$(BUILD)/targets/cpu_ratio: tests/targets/cpu_ratio.c tests/targets/cpu/cpu_ratio_b.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (frame pointers)"
+	@$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 $(WARN) -pthread $^ -o $@
+
 # ---- demo ----
 demo: deps $(LIB) $(BUILD)/targets/demo
 	./hotpath-run.sh $(BUILD)/targets/demo
 
 # ---- tests ----
 test: deps
-	@$(MAKE) --no-print-directory unit unit-asan integration
+	@$(MAKE) --no-print-directory unit unit-asan integration fuzz
 
 UNIT_DEPS = $(UNIT_SRC) tests/unit/unit.h $(wildcard collectors/*.h report/*.h)
 
@@ -90,7 +125,7 @@ unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 unit-asan: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
 	@for t in $^; do echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 CK_FORK=no $$t || exit 1; done
 
-integration: $(LIB) $(TARGETS)
+integration: $(LIB) $(TARGETS) $(CONSOLE)
 	/usr/bin/python3 tests/integration/run.py
 
 # ---- benchmark ----
@@ -117,6 +152,12 @@ $(BUILD)/bench/new_bench: scripts/new_bench.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -g $(WARN) $< -o $@
 
+bench: $(BUILD)/bench/cpu_bench
+
+$(BUILD)/bench/cpu_bench: scripts/cpu_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread $< -o $@
+
 $(BUILD)/bench/lock_bench: scripts/lock_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
@@ -125,11 +166,16 @@ $(BUILD)/bench/alloc_bench: scripts/alloc_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
 
+# real programs (redis, nginx, sqlite3), bare vs preloaded: scripts/bench_real.sh
+bench-real: deps $(LIB)
+	scripts/bench_real.sh
+
 # ---- install ----
-install: $(LIB)
+install: $(LIB) $(CONSOLE)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhotpath.so
 	install -m 0755 hotpath-run.sh $(DESTDIR)$(PREFIX)/bin/hotpath-run
+	install -m 0755 $(CONSOLE) $(DESTDIR)$(PREFIX)/bin/hotpath-console
 	install -m 0644 hotpath-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/hotpath-run.1
 
 clean:

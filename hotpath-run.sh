@@ -8,6 +8,8 @@ VERSION=0.1.0
 usage() {
     cat <<'USAGE'
 usage: hotpath-run [options] [--] program [args...]
+       hotpath-run prometheus-targets    Prometheus file_sd JSON of every profiled process
+       hotpath-run console [options]     the live console (hotpath-console --help)
 
 Runs program with libhotpath.so preloaded; the report is written when it exits
 (stderr unless --output says otherwise). Exits with the program's exit status.
@@ -29,6 +31,53 @@ USAGE
 need_value() {
     [ "$#" -ge 2 ] || { echo "hotpath-run: $1 needs a value" >&2; exit 2; }
 }
+
+# The per-process registry of live metrics servers (README "Live views").
+registry_dir() {
+    if [ -n "${XDG_RUNTIME_DIR:-}" ] && [ "${XDG_RUNTIME_DIR#/}" != "$XDG_RUNTIME_DIR" ]; then
+        echo "$XDG_RUNTIME_DIR/hotpath"
+    else
+        echo "/tmp/hotpath-$(id -u)"
+    fi
+}
+
+# Prometheus file_sd JSON: one target group per live registered process.
+prometheus_targets() {
+    dir=$(registry_dir)
+    sep=""
+    printf '['
+    # only a private directory of our own, and files of our own in it
+    if [ ! -d "$dir" ] || [ -L "$dir" ] || [ ! -O "$dir" ] || [ "$(stat -c %a -- "$dir")" != 700 ]; then
+        printf ']\n'
+        return
+    fi
+    for f in "$dir"/*.json; do
+        [ -f "$f" ] && [ ! -L "$f" ] && [ -O "$f" ] || continue
+        pid=$(basename -- "$f" .json)
+        case "$pid" in ''|*[!0-9]*) continue ;; esac
+        kill -0 "$pid" 2>/dev/null || [ -d "/proc/$pid" ] || continue
+        line=$(cat -- "$f")
+        port=$(printf '%s' "$line" | sed -n 's/.*"port":\([0-9]*\).*/\1/p')
+        [ -n "$port" ] || continue
+        cmd=$(printf '%s' "$line" | sed -n 's/.*"command":\("\([^"\\]\|\\.\)*"\).*/\1/p')
+        token=$(printf '%s' "$line" | sed -n 's/.*"token_required":\(true\|false\).*/\1/p')
+        printf '%s\n  {"targets": ["127.0.0.1:%s"], "labels": {"pid": "%s", "command": %s, "token_required": "%s"}}' \
+            "$sep" "$port" "$pid" "${cmd:-\"?\"}" "${token:-false}"
+        sep=","
+    done
+    printf '\n]\n'
+}
+
+case "${1:-}" in
+    prometheus-targets) prometheus_targets; exit 0 ;;
+    console)
+        shift
+        here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+        for c in "$here/hotpath-console" "$here/build/hotpath-console"; do
+            [ -x "$c" ] && exec "$c" "$@"
+        done
+        exec hotpath-console "$@" ;;
+esac
 
 while [ "$#" -gt 0 ]; do
     case "$1" in

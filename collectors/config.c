@@ -214,6 +214,52 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
     if (s && parse_bool(s, &c->io_iter) != 0)
         warn_bad(warn, "HOTPATH_IO_ITER", s, "true or false", "false");
 
+    /* Live views: the metrics server and the console. */
+    c->metrics_port = 6770;
+    c->tui_refresh_ms = 500;
+    s = get("HOTPATH_METRICS_SERVER_OFF");
+    if (s && parse_bool(s, &c->server_off) != 0)
+        warn_bad(warn, "HOTPATH_METRICS_SERVER_OFF", s, "true or false", "false");
+    s = get("HOTPATH_METRICS_PORT");
+    if (s) {
+        if (parse_uint(s, 1, 65535, &c->metrics_port) == 0) c->metrics_port_set = 1;
+        else warn_bad(warn, "HOTPATH_METRICS_PORT", s, "a port number from 1 to 65535", "6770");
+    }
+    s = get("HOTPATH_METRICS_AUTH_TOKEN");
+    if (s && *s) {
+        int bad = strlen(s) >= sizeof c->auth_token;
+        for (const char *p = s; *p && !bad; p++)
+            bad = (unsigned char)*p <= 0x20 || *p == 0x7F;
+        if (bad) {
+            c->auth_bad = 1;
+            warn(strlen(s) >= sizeof c->auth_token
+                 ? "hotpath: HOTPATH_METRICS_AUTH_TOKEN is longer than 255 bytes; the metrics server is off"
+                 : "hotpath: HOTPATH_METRICS_AUTH_TOKEN contains whitespace or control characters; the metrics server is off");
+        } else if (strcmp(s, "auto") == 0) {
+            c->auth_auto = 1;
+        } else {
+            strcpy(c->auth_token, s);
+        }
+    }
+    parse_number(get, warn, "HOTPATH_TUI_REFRESH_INTERVAL_MS", 50, 3600000,
+                 "a whole number of milliseconds from 50 to 3600000", &c->tui_refresh_ms);
+
+    /* Call stacks: the CPU profile and allocation call sites. */
+    c->cpu_hz = 99;
+    c->stack_depth = 32;
+    c->alloc_sample_bytes = 512 * 1024;
+    parse_number(get, warn, "HOTPATH_CPU_HZ", 0, 1000,
+                 "a whole number of samples per CPU second from 0 (off) to 1000", &c->cpu_hz);
+    parse_number(get, warn, "HOTPATH_STACK_DEPTH", 1, 128,
+                 "a whole number of frames from 1 to 128", &c->stack_depth);
+    parse_number(get, warn, "HOTPATH_ALLOC_SAMPLE_BYTES", 1, 1073741824,
+                 "a whole number of bytes from 1 to 1073741824", &c->alloc_sample_bytes);
+    s = get("HOTPATH_CPU_FOLDED");
+    if (s && *s) {
+        if (strlen(s) < sizeof c->cpu_folded) strcpy(c->cpu_folded, s);
+        else warn_bad(warn, "HOTPATH_CPU_FOLDED", s, "a path shorter than 4096 bytes", "none");
+    }
+
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)
         warn_bad(warn, "HOTPATH_REPORT", s,

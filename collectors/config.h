@@ -15,6 +15,7 @@ enum hp_section_id {
 extern const char *const hp_section_keys[HP_SEC_COUNT];
 
 #define HP_OUTPUT_PATH_MAX 4096
+#define HP_TOKEN_MAX 256
 #define HP_LOCKS_DEFAULT_RATE 0.05       /* every 20th uncontended hold timed (see README.md) */
 
 struct hp_config {
@@ -34,6 +35,19 @@ struct hp_config {
     int no_children;                    /* HOTPATH_NO_CHILDREN: children run unprofiled */
     unsigned checkpoint_s;              /* HOTPATH_CHECKPOINT_S: rewrite the report file, 0 = off */
     unsigned exited_threads_limit;      /* HOTPATH_EXITED_THREADS_LIMIT: exited rows kept apart */
+    /* Live views (README "Live views"): the metrics server and the console. */
+    int server_off;                     /* HOTPATH_METRICS_SERVER_OFF */
+    unsigned metrics_port;              /* HOTPATH_METRICS_PORT, default 6770 */
+    int metrics_port_set;               /* the port was set explicitly: say so when it is busy */
+    char auth_token[HP_TOKEN_MAX];      /* HOTPATH_METRICS_AUTH_TOKEN, "" = none */
+    int auth_auto;                      /* the token was `auto`: made at start, in the registry file */
+    int auth_bad;                       /* the token has whitespace or control characters: no server */
+    unsigned tui_refresh_ms;            /* HOTPATH_TUI_REFRESH_INTERVAL_MS, default 500 */
+    /* Call stacks (README "CPU profile"). */
+    unsigned cpu_hz;                    /* HOTPATH_CPU_HZ: CPU samples per second of thread CPU, 0 = off */
+    unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */
+    unsigned alloc_sample_bytes;        /* HOTPATH_ALLOC_SAMPLE_BYTES: mean bytes between alloc samples */
+    char cpu_folded[HP_OUTPUT_PATH_MAX];/* HOTPATH_CPU_FOLDED: folded stacks file, "" = none */
 };
 
 typedef const char *(*hp_getenv_fn)(const char *name);

@@ -16,11 +16,13 @@
 
 #include "clock.h"
 #include "config.h"
+#include "cpu_profile.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
 #include "sort.h"
 #include "spinlock.h"
+#include "../report/http_server.h"
 
 struct reading {
     uint32_t record;
@@ -79,7 +81,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 
 int hp_is_profiler_tid(int tid)
 {
-    return tid != 0 && tid == atomic_load(&sampler_tid);
+    return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == hp_server_tid());
 }
 
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced,
@@ -190,6 +192,7 @@ static void finish_pass(size_t nwork, int with_stat, int final)
 void hp_sample(int final)
 {
     hp_spin_lock(&pass_lock);
+    hp_cpu_drain();
     if (!final && !may_open_files()) {
         hp_registry_lock();
         size_t nwork = known_threads();
@@ -235,6 +238,8 @@ void hp_sampler_figures(struct hp_process_figures *out)
     out->profiler_cpu_ns = 0;
     int tid = atomic_load(&sampler_tid);
     if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
+    uint64_t server_ns;                 /* the metrics server's thread is the profiler's too */
+    if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &server_ns) == 0) out->profiler_cpu_ns += server_ns;
 }
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *timeout)

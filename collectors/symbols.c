@@ -3,6 +3,7 @@
 #include "symbols.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -186,4 +187,22 @@ void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t s
     const struct sym *y = find(m, off);
     if (y) snprintf(name, size, "%s", y->name);
     else snprintf(name, size, "%s+0x%lx", base_name(m->path), (unsigned long)(off + 1));
+}
+
+void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_t size,
+                      char *module, size_t module_size)
+{
+    const char *pc = (const char *)ret_addr - 1;
+    struct module *m = module_of(s, pc);
+    if (!m) {
+        snprintf(name, size, "[?]");
+        snprintf(module, module_size, "%s", "");
+        return;
+    }
+    /* the program itself is mapped as /proc/self/exe: name it as it was started */
+    const char *mod = strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_short_name : base_name(m->path);
+    snprintf(module, module_size, "%s", mod);
+    const struct sym *y = find(m, (uintptr_t)pc - m->map->l_addr);
+    if (y) snprintf(name, size, "%s", y->name);
+    else snprintf(name, size, "[%s]", module);
 }

@@ -18,5 +18,9 @@ void hp_syms_close(struct hp_syms *s);
 int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, const char **module);
 /* A return address of a call stack: the function's name, or "module+0xoffset", or "0x...". */
 void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t size);
+/* The same for a profile: the function's name, or `[module]` where no symbol covers the address
+ * (`[?]` outside every module), and the module's file name ("" when unknown). */
+void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_t size,
+                      char *module, size_t module_size);
 
 #endif

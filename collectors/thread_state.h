@@ -26,6 +26,8 @@ struct hp_thread {
     /* I/O view (collectors/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
     _Atomic uint64_t io_ticks, io_count;
     uint32_t io_countdown;
+    /* CPU profile (collectors/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
+    struct hp_cpu_buf *cpu_buf;
 };
 
 extern __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));

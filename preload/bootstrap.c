@@ -15,11 +15,13 @@
 #include "../collectors/child_env.h"
 #include "../collectors/clock.h"
 #include "../collectors/config.h"
+#include "../collectors/cpu_profile.h"
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "../collectors/ticks.h"
+#include "../report/http_server.h"
 #include "../report/report.h"
 
 extern char **environ;
@@ -181,7 +183,9 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     hp_report_keep_stderr();
     atexit(at_exit);
     hp_signals_init();
+    hp_cpu_start(self);
     if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
+    hp_server_start();
     self->guard--;
 }

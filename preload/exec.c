@@ -13,6 +13,7 @@
 #include "../collectors/child_env.h"
 #include "../collectors/config.h"
 #include "../collectors/thread_state.h"
+#include "../report/http_server.h"
 #include "../report/report.h"
 #include "real.h"
 
@@ -84,10 +85,12 @@ static int do_exec(const struct exec_call *c)
     if (!profiled_here()) return call_real(c, c->envp);
     char **env = child_env(c->envp, (long)hp_report_image() + 1);
     hp_report_as_profiler();
+    hp_server_before_exec();
     int r = call_real(c, env ? env : c->envp);
     /* still here: the exec failed, this image goes on and reports again at its end */
     int saved = errno;
     hp_report_rearm();
+    hp_server_exec_failed();
     if (hp_self) hp_self->guard++;
     hp_child_env_free(env);
     if (hp_self) hp_self->guard--;

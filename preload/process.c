@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include "../collectors/clock.h"
+#include "../collectors/cpu_profile.h"
 #include "../collectors/locks.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
+#include "../report/http_server.h"
 #include "../report/report.h"
 #include "real.h"
 
@@ -31,7 +33,9 @@ HP_EXPORT pid_t fork(void)
                                hp_self_cpu_ns(), now);
         hp_report_child_identity(hp_pid, now);
         hp_locks_fork_child();
+        hp_cpu_fork_child(self);
         hp_sampler_restart_in_child();
+        hp_server_restart_in_child();
         self->guard--;
     } else {
         hp_registry_unlock();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../collectors/cpu_profile.h"
 #include "../collectors/platform.h"
 #include "../collectors/sampler.h"
 #include "../collectors/spinlock.h"
@@ -74,16 +75,43 @@ void hp_signals_init(void)
     }
 }
 
+/* The CPU profile's SIGPROF handler (collectors/cpu_profile.c), where SIGPROF is at its default:
+ * the program reads back SIG_DFL, and its own handler replaces ours and turns the profile off. */
+int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *))
+{
+    struct sigaction cur, act;
+    if (hp_real.sigaction(SIGPROF, NULL, &cur) != 0 || !is_default(&cur)) return -1;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = fn;
+    act.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    hp_spin_lock(&signals_lock);
+    program_view[SIGPROF] = cur;
+    int r = hp_real.sigaction(SIGPROF, &act, NULL);
+    if (r == 0) ours[SIGPROF] = 1;
+    hp_spin_unlock(&signals_lock);
+    return r;
+}
+
+/* A SIGPROF that is not our timer's, while the program's view is SIG_DFL: the default action. */
+void hp_signals_default_sigprof(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    hp_real.sigaction(SIGPROF, &dfl, NULL);
+}
+
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     hp_resolve();
-    if (!hp_active || sig <= 0 || sig >= NSIG || !is_report_signal(sig))
+    if (!hp_active || sig <= 0 || sig >= NSIG || (!is_report_signal(sig) && sig != SIGPROF))
         return hp_real.sigaction(sig, act, old);
     int r = 0, saved = errno;
     hp_spin_lock(&signals_lock);
     if (ours[sig]) {
         struct sigaction view = program_view[sig];
         if (act && !is_default(act)) {
+            if (sig == SIGPROF) hp_cpu_off(HP_CPU_OFF_HANDLER);   /* the program wins */
             r = hp_real.sigaction(sig, act, NULL);   /* the program's handler replaces ours */
             if (r == 0) ours[sig] = 0;
             else saved = errno;
@@ -91,7 +119,7 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
             program_view[sig] = *act;
         }
         if (r == 0 && old) *old = view;
-    } else if (act && is_default(act)) {
+    } else if (act && is_default(act) && sig != SIGPROF) {
         /* back to the default: the default action with a report before it */
         r = hp_real.sigaction(sig, NULL, old);
         if (r == 0 && install_ours(sig) == 0) {
@@ -112,7 +140,7 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 HP_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
     hp_resolve();
-    if (!hp_active || sig <= 0 || sig >= NSIG || !is_report_signal(sig))
+    if (!hp_active || sig <= 0 || sig >= NSIG || (!is_report_signal(sig) && sig != SIGPROF))
         return hp_real.signal(sig, handler);
     struct sigaction act, old;
     memset(&act, 0, sizeof act);

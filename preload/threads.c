@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "../collectors/clock.h"
+#include "../collectors/cpu_profile.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "real.h"
@@ -19,6 +20,7 @@ static void thread_ends(void *unused)
     (void)unused;
     struct hp_thread *t = hp_self;
     if (!t) return;
+    hp_cpu_thread_end(t);
     int saved = errno;
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0)
@@ -36,6 +38,7 @@ static void *trampoline(void *arg)
     hp_self = hp_registry_attach(rec, hp_platform_gettid(), (unsigned long)pthread_self(),
                                  hp_self_cpu_ns(), hp_now_ns());
     if (hp_self) hp_self->managed = 1;
+    hp_cpu_thread_start(hp_self);
     void *ret;
     pthread_cleanup_push(thread_ends, NULL);
     ret = fn(fn_arg);

@@ -9,11 +9,14 @@
 #include "../collectors/sort.h"
 #include "../collectors/ticks.h"
 #include "format.h"
+#include "prometheus.h"
 #include "section.h"
 #include "table.h"
 
 struct dir_row {
     uint64_t ops, bytes, errors, total_ns, flush_ns, max_ns, p95_ns, p99_ns;
+    uint64_t timed_ns;                 /* the timed calls' own time: the histogram's sum */
+    uint64_t le[HP_PROM_LE + 1];       /* Prometheus buckets of the timed calls */
 };
 
 struct io_row {
@@ -53,6 +56,8 @@ static void take_dir(struct io_snap *s, const struct hp_io_dir *d, const struct 
     out->max_ns = hp_ticks_to_ns(max);
     out->p95_ns = hp_ticks_to_ns(hp_hist_quantile(s->hist, 0.95, max));
     out->p99_ns = hp_ticks_to_ns(hp_hist_quantile(s->hist, 0.99, max));
+    hp_prom_coarse(s->hist, hp_ticks_to_ns, out->le);
+    out->timed_ns = hp_ticks_to_ns(LOAD(d->ticks) + LOAD(own->ticks));
 }
 
 static void *io_snapshot(void)
@@ -251,6 +256,41 @@ static void io_json(const void *snap, struct hp_json *j)
     hp_json_object_end(j);
 }
 
+/* Prometheus: per resource {name, kind, op="read|write"}. */
+static void io_prometheus(const void *snap, struct hp_buf *out)
+{
+    const struct io_snap *s = snap;
+    struct hp_buf l = { 0 };
+    static const char *const fam[3][3] = {
+        { "hotpath_io_ops_total", "counter", "I/O calls per file, socket or pipe (name as in the io view) and direction." },
+        { "hotpath_io_bytes_total", "counter", "Bytes moved per resource and direction." },
+        { "hotpath_io_errors_total", "counter", "Failed I/O calls per resource and direction (EAGAIN and EINTR are not errors)." },
+    };
+    for (unsigned f = 0; f < 4; f++) {
+        if (f < 3) hp_prom_family(out, fam[f][0], fam[f][1], fam[f][2]);
+        else hp_prom_family(out, "hotpath_io_op_seconds", "histogram",
+                            "Latency of the timed I/O calls per resource and direction (HOTPATH_IO_TIME_SAMPLING_RATE).");
+        for (unsigned i = 0; i < s->n; i++) {
+            const struct io_row *r = &s->rows[i];
+            for (int w = 0; w < 2; w++) {
+                const struct dir_row *d = w ? &r->wr : &r->rd;
+                if (!d->ops && !d->errors) continue;
+                l.len = 0;
+                hp_buf_puts(&l, "name=\"");
+                hp_prom_escape(&l, r->name);
+                hp_buf_printf(&l, "\",kind=\"%s\",op=\"%s\"",
+                              hp_io_kind_names[r->kind < HP_IO_KINDS ? r->kind : HP_IO_OTHER], w ? "write" : "read");
+                if (f == 0) hp_prom_u64(out, fam[0][0], l.data, d->ops);
+                else if (f == 1) hp_prom_u64(out, fam[1][0], l.data, d->bytes);
+                else if (f == 2) hp_prom_u64(out, fam[2][0], l.data, d->errors);
+                else hp_prom_histogram(out, "hotpath_io_op_seconds", l.data, d->le, (double)d->timed_ns / 1e9);
+            }
+        }
+    }
+    if (l.failed) out->failed = 1;
+    hp_buf_free(&l);
+}
+
 const struct hp_section hp_io_section = {
     .id = HP_SEC_IO,
     .title = "io-read, io-write",
@@ -258,4 +298,5 @@ const struct hp_section hp_io_section = {
     .release = io_release,
     .table = io_table,
     .json = io_json,
+    .prometheus = io_prometheus,
 };

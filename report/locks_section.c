@@ -12,6 +12,7 @@
 #include "../collectors/sort.h"
 #include "../collectors/symbols.h"
 #include "format.h"
+#include "prometheus.h"
 #include "section.h"
 #include "table.h"
 
@@ -23,6 +24,7 @@ struct mode_figs {
     uint64_t wait_ns, wait_max_ns, wait_p95_ns, wait_p99_ns;
     uint64_t holds_timed, hold_ns, hold_max_ns, hold_p95_ns, hold_p99_ns;
     int has_wait_pct, has_hold_pct;
+    uint64_t wait_le[HP_PROM_LE + 1], hold_le[HP_PROM_LE + 1];   /* Prometheus buckets */
 };
 
 struct lock_row {
@@ -135,6 +137,8 @@ static void finish_mode(struct mode_figs *f, const struct acc *a)
         f->wait_p95_ns = ns(hp_hist_quantile(a->wait_hist, 0.95, a->wait_max));
         f->wait_p99_ns = ns(hp_hist_quantile(a->wait_hist, 0.99, a->wait_max));
     }
+    if (a->has_wait_hist) hp_prom_coarse(a->wait_hist, ns, f->wait_le);
+    if (a->has_hold_hist) hp_prom_coarse(a->hold_hist, ns, f->hold_le);
     if (a->has_hold_hist && a->holds_timed) {
         f->has_hold_pct = 1;
         f->hold_p95_ns = ns(hp_hist_quantile(a->hold_hist, 0.95, a->hold_max));
@@ -506,6 +510,59 @@ void hp_lock_json(struct hp_json *j, const char *key, const void *lock)
     hp_json_object_end(j);
 }
 
+/* ---- Prometheus: per lock {mutex="name"}, or {rw_lock="name", mode="read|write"} ---- */
+
+static void lock_labels(struct hp_buf *l, const char *label, const struct lock_row *r, const char *mode)
+{
+    l->len = 0;
+    hp_buf_printf(l, "%s=\"", label);
+    hp_prom_escape(l, r->name);
+    hp_buf_putc(l, '"');
+    if (mode) hp_buf_printf(l, ",mode=\"%s\"", mode);
+}
+
+static void locks_prometheus(const struct locks_snap *s, struct hp_buf *out, const char *prefix,
+                             const char *label)
+{
+    struct hp_buf l = { 0 };
+    char name[96], help[200];
+    static const char *const modes[2] = { "read", "write" };
+    int rw = s->kind == HP_LOCK_RWLOCK;
+    for (unsigned fam = 0; fam < 4; fam++) {
+        static const char *const suffix[4] = { "acquisitions_total", "contended_total", "wait_seconds", "hold_seconds" };
+        snprintf(name, sizeof name, "hotpath_%s_%s", prefix, suffix[fam]);
+        if (fam == 0) snprintf(help, sizeof help, "Acquisitions of each %s.", label);
+        else if (fam == 1) snprintf(help, sizeof help, "Acquisitions of each %s that had to wait.", label);
+        else if (fam == 2) snprintf(help, sizeof help, "Time waited for each %s, every contended acquisition.", label);
+        else snprintf(help, sizeof help, "Time each %s was held, over the timed (sampled) holds.", label);
+        hp_prom_family(out, name, fam < 2 ? "counter" : "histogram", help);
+        for (unsigned i = 0; i < s->n; i++) {
+            for (int k = 0; k < (rw ? 2 : 1); k++) {
+                int m = k == 0 ? HP_MODE_WRITE : HP_MODE_READ;
+                const struct mode_figs *f = &s->rows[i].mode[m];
+                if (rw && !f->locks) continue;
+                lock_labels(&l, label, &s->rows[i], rw ? modes[m == HP_MODE_WRITE] : NULL);
+                if (fam == 0) hp_prom_u64(out, name, l.data, f->locks);
+                else if (fam == 1) hp_prom_u64(out, name, l.data, f->contended);
+                else if (fam == 2) hp_prom_histogram(out, name, l.data, f->wait_le, (double)f->wait_ns / 1e9);
+                else hp_prom_histogram(out, name, l.data, f->hold_le, (double)f->hold_ns / 1e9);
+            }
+        }
+    }
+    if (l.failed) out->failed = 1;
+    hp_buf_free(&l);
+}
+
+static void mutexes_prometheus(const void *snap, struct hp_buf *out)
+{
+    locks_prometheus(snap, out, "mutex", "mutex");
+}
+
+static void rw_locks_prometheus(const void *snap, struct hp_buf *out)
+{
+    locks_prometheus(snap, out, "rwlock", "rw_lock");
+}
+
 const struct hp_section hp_mutexes_section = {
     .id = HP_SEC_MUTEXES,
     .title = "mutexes",
@@ -513,6 +570,7 @@ const struct hp_section hp_mutexes_section = {
     .release = locks_release,
     .table = mutexes_table,
     .json = mutexes_json,
+    .prometheus = mutexes_prometheus,
 };
 
 const struct hp_section hp_rw_locks_section = {
@@ -522,4 +580,5 @@ const struct hp_section hp_rw_locks_section = {
     .release = locks_release,
     .table = rw_locks_table,
     .json = rw_locks_json,
+    .prometheus = rw_locks_prometheus,
 };

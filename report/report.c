@@ -2,6 +2,7 @@
  * can run while a program thread holds a libc lock (a report requested by a signal). */
 #define _GNU_SOURCE
 #include "report.h"
+#include "cpu_section.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -288,5 +289,6 @@ void hp_report_write_final(void)
         if (owned) syscall(SYS_close, fd);
         hp_buf_free(&out);
     }
+    hp_cpu_folded_write(report_pid, report_image);   /* HOTPATH_CPU_FOLDED */
     errno = saved;
 }

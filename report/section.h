@@ -15,6 +15,8 @@ struct hp_section {
     void (*release)(void *snap);
     void (*table)(const void *snap, struct hp_buf *out, unsigned limit);
     void (*json)(const void *snap, struct hp_json *out);  /* writes the value under its key */
+    /* Prometheus text exposition families of the view (report/prometheus.c); NULL if none. */
+    void (*prometheus)(const void *snap, struct hp_buf *out);
 };
 
 extern const struct hp_section *const hp_sections[];

@@ -4,12 +4,14 @@
 extern const struct hp_section hp_threads_section;
 extern const struct hp_section hp_mutexes_section, hp_rw_locks_section;
 extern const struct hp_section hp_io_section;
+extern const struct hp_section hp_functions_cpu_section;
 
 const struct hp_section *const hp_sections[] = {
     &hp_threads_section,
     &hp_mutexes_section,
     &hp_rw_locks_section,
     &hp_io_section,
+    &hp_functions_cpu_section,
 };
 const unsigned hp_section_count = sizeof hp_sections / sizeof *hp_sections;
 

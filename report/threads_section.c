@@ -11,6 +11,7 @@
 #include "../collectors/ticks.h"
 #include "format.h"
 #include "locks_section.h"
+#include "prometheus.h"
 #include "section.h"
 #include "table.h"
 
@@ -206,6 +207,56 @@ static void threads_json(const void *snap, struct hp_json *j)
     hp_json_object_end(j);
 }
 
+/* Prometheus: per-thread series labelled {tid, name}; a folded row of exited threads has tid "". */
+static void thread_labels(struct hp_buf *l, const struct thread_row *r, const char *extra)
+{
+    l->len = 0;
+    if (r->folded) hp_buf_puts(l, "tid=\"\",name=\"");
+    else hp_buf_printf(l, "tid=\"%d\",name=\"", r->tid);
+    hp_prom_escape(l, r->name);
+    hp_buf_putc(l, '"');
+    if (extra) hp_buf_puts(l, extra);
+}
+
+static void threads_prometheus(const void *snap, struct hp_buf *out)
+{
+    const struct threads_snap *s = snap;
+    struct hp_buf l = { 0 };
+    unsigned live = 0;
+    for (unsigned i = 0; i < s->n; i++) live += strcmp(s->rows[i].status, "Exited") != 0;
+    hp_prom_family(out, "hotpath_threads", "gauge", "Live threads of the process.");
+    hp_prom_u64(out, "hotpath_threads", "", live);
+    hp_prom_family(out, "hotpath_alloc_bytes_total", "counter", "Bytes allocated by every thread (malloc family, new).");
+    hp_prom_u64(out, "hotpath_alloc_bytes_total", "", s->total.alloc_bytes);
+    hp_prom_family(out, "hotpath_dealloc_bytes_total", "counter", "Bytes freed by every thread.");
+    hp_prom_u64(out, "hotpath_dealloc_bytes_total", "", s->total.free_bytes);
+    hp_prom_family(out, "hotpath_thread_cpu_seconds_total", "counter", "CPU time of each thread, user and system.");
+    for (unsigned i = 0; i < s->n; i++) {
+        thread_labels(&l, &s->rows[i], ",mode=\"user\"");
+        hp_prom_double(out, "hotpath_thread_cpu_seconds_total", l.data, (double)s->rows[i].user_ns / 1e9);
+        thread_labels(&l, &s->rows[i], ",mode=\"sys\"");
+        hp_prom_double(out, "hotpath_thread_cpu_seconds_total", l.data, (double)s->rows[i].sys_ns / 1e9);
+    }
+    hp_prom_family(out, "hotpath_thread_cpu_percent", "gauge", "CPU use of each live thread over the last sampling interval (0-100).");
+    for (unsigned i = 0; i < s->n; i++) {
+        if (!s->rows[i].has_pct) continue;
+        thread_labels(&l, &s->rows[i], NULL);
+        hp_prom_double(out, "hotpath_thread_cpu_percent", l.data, s->rows[i].cpu_pct);
+    }
+    hp_prom_family(out, "hotpath_thread_alloc_bytes_total", "counter", "Bytes allocated by each thread.");
+    for (unsigned i = 0; i < s->n; i++) {
+        thread_labels(&l, &s->rows[i], NULL);
+        hp_prom_u64(out, "hotpath_thread_alloc_bytes_total", l.data, s->rows[i].c.alloc_bytes);
+    }
+    hp_prom_family(out, "hotpath_thread_dealloc_bytes_total", "counter", "Bytes freed by each thread.");
+    for (unsigned i = 0; i < s->n; i++) {
+        thread_labels(&l, &s->rows[i], NULL);
+        hp_prom_u64(out, "hotpath_thread_dealloc_bytes_total", l.data, s->rows[i].c.free_bytes);
+    }
+    if (l.failed) out->failed = 1;
+    hp_buf_free(&l);
+}
+
 const struct hp_section hp_threads_section = {
     .id = HP_SEC_THREADS,
     .title = "threads",
@@ -213,4 +264,5 @@ const struct hp_section hp_threads_section = {
     .release = threads_release,
     .table = threads_table,
     .json = threads_json,
+    .prometheus = threads_prometheus,
 };

@@ -5,6 +5,7 @@ set -eu
 
 PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 check libsubunit-dev
 python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4
+libncurses-dev libjansson-dev tmux prometheus clang
 redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk"
 
 missing=""

@@ -387,6 +387,68 @@ START_TEST(locks_settings)
 }
 END_TEST
 
+/* ---- live views: the metrics server and the console ---- */
+
+START_TEST(live_view_settings)
+{
+    parse();
+    ck_assert_int_eq(cfg.server_off, 0);
+    ck_assert_uint_eq(cfg.metrics_port, 6770);
+    ck_assert_int_eq(cfg.metrics_port_set, 0);
+    ck_assert_str_eq(cfg.auth_token, "");
+    ck_assert_int_eq(cfg.auth_auto, 0);
+    ck_assert_int_eq(cfg.auth_bad, 0);
+    ck_assert_uint_eq(cfg.tui_refresh_ms, 500);
+    reset();
+    set("HOTPATH_METRICS_SERVER_OFF", "true");
+    set("HOTPATH_METRICS_PORT", "9100");
+    set("HOTPATH_METRICS_AUTH_TOKEN", "s3cret-Token");
+    set("HOTPATH_TUI_REFRESH_INTERVAL_MS", "100");
+    parse();
+    assert_no_warnings();
+    ck_assert_int_eq(cfg.server_off, 1);
+    ck_assert_uint_eq(cfg.metrics_port, 9100);
+    ck_assert_int_eq(cfg.metrics_port_set, 1);
+    ck_assert_str_eq(cfg.auth_token, "s3cret-Token");
+    ck_assert_uint_eq(cfg.tui_refresh_ms, 100);
+    reset();
+    set("HOTPATH_METRICS_AUTH_TOKEN", "auto");
+    parse();
+    assert_no_warnings();
+    ck_assert_int_eq(cfg.auth_auto, 1);
+    ck_assert_str_eq(cfg.auth_token, "");
+    /* bad values: one line each, defaults kept */
+    static const char *const bad_tokens[] = { "has space", "tab\there", "nl\n", "del\x7f" };
+    for (unsigned i = 0; i < sizeof bad_tokens / sizeof *bad_tokens; i++) {
+        reset();
+        set("HOTPATH_METRICS_AUTH_TOKEN", bad_tokens[i]);
+        parse();
+        ck_assert_uint_eq(nwarn, 1);
+        ck_assert_ptr_nonnull(strstr(warnings[0], "HOTPATH_METRICS_AUTH_TOKEN"));
+        ck_assert_ptr_null(strstr(warnings[0], bad_tokens[i]));   /* a secret is never echoed */
+        ck_assert_int_eq(cfg.auth_bad, 1);
+        ck_assert_str_eq(cfg.auth_token, "");
+    }
+    static const char *const bad_ports[] = { "0", "65536", "http", "", "-1" };
+    for (unsigned i = 0; i < sizeof bad_ports / sizeof *bad_ports; i++) {
+        reset();
+        set("HOTPATH_METRICS_PORT", bad_ports[i]);
+        parse();
+        ck_assert_uint_eq(nwarn, 1);
+        ck_assert_ptr_nonnull(strstr(warnings[0], "HOTPATH_METRICS_PORT"));
+        ck_assert_uint_eq(cfg.metrics_port, 6770);
+        ck_assert_int_eq(cfg.metrics_port_set, 0);
+    }
+    reset();
+    set("HOTPATH_METRICS_SERVER_OFF", "perhaps");
+    set("HOTPATH_TUI_REFRESH_INTERVAL_MS", "10");
+    parse();
+    ck_assert_uint_eq(nwarn, 2);
+    ck_assert_int_eq(cfg.server_off, 0);
+    ck_assert_uint_eq(cfg.tui_refresh_ms, 500);
+}
+END_TEST
+
 /* ---- I/O view: every call timed by default; the common rate is its default too ---- */
 
 START_TEST(io_settings)
@@ -490,6 +552,12 @@ static const struct bad {
     { "HOTPATH_CHECKPOINT_S", "86401", "0", 0 },
     { "HOTPATH_EXITED_THREADS_LIMIT", "0", "1000", 0 },
     { "HOTPATH_EXITED_THREADS_LIMIT", "many", "1000", 0 },
+    { "HOTPATH_CPU_HZ", "fast", "99", 0 },
+    { "HOTPATH_CPU_HZ", "1001", "99", 0 },
+    { "HOTPATH_STACK_DEPTH", "0", "32", 0 },
+    { "HOTPATH_STACK_DEPTH", "129", "32", 0 },
+    { "HOTPATH_ALLOC_SAMPLE_BYTES", "0", "524288", 0 },
+    { "HOTPATH_ALLOC_SAMPLE_BYTES", "1g", "524288", 0 },
 };
 
 START_TEST(process_settings)
@@ -518,6 +586,48 @@ START_TEST(process_settings)
     assert_no_warnings();
     ck_assert_uint_eq(cfg.checkpoint_s, 30);
     ck_assert_uint_eq(cfg.exited_threads_limit, 5);
+}
+END_TEST
+
+START_TEST(call_stack_settings)
+{
+    reset();
+    parse();
+    ck_assert_uint_eq(cfg.cpu_hz, 99);
+    ck_assert_uint_eq(cfg.stack_depth, 32);
+    ck_assert_uint_eq(cfg.alloc_sample_bytes, 512 * 1024);
+    reset();
+    set("HOTPATH_CPU_HZ", "0");
+    set("HOTPATH_STACK_DEPTH", "128");
+    set("HOTPATH_ALLOC_SAMPLE_BYTES", "1");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.cpu_hz, 0);
+    ck_assert_uint_eq(cfg.stack_depth, 128);
+    ck_assert_uint_eq(cfg.alloc_sample_bytes, 1);
+    reset();
+    set("HOTPATH_CPU_HZ", "1000");
+    set("HOTPATH_STACK_DEPTH", "1");
+    set("HOTPATH_ALLOC_SAMPLE_BYTES", "65536");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.cpu_hz, 1000);
+    ck_assert_uint_eq(cfg.stack_depth, 1);
+    ck_assert_uint_eq(cfg.alloc_sample_bytes, 65536);
+    ck_assert_str_eq(cfg.cpu_folded, "");
+    reset();
+    set("HOTPATH_CPU_FOLDED", "/tmp/cpu-%p.folded");
+    parse();
+    assert_no_warnings();
+    ck_assert_str_eq(cfg.cpu_folded, "/tmp/cpu-%p.folded");
+    static char too_long[HP_OUTPUT_PATH_MAX + 1];
+    memset(too_long, 'c', sizeof too_long - 1);
+    reset();
+    set("HOTPATH_CPU_FOLDED", too_long);
+    parse();
+    ck_assert_uint_eq(nwarn, 1);
+    ck_assert(strstr(warnings[0], "HOTPATH_CPU_FOLDED") != NULL);
+    ck_assert_str_eq(cfg.cpu_folded, "");
 }
 END_TEST
 
@@ -657,11 +767,13 @@ static Suite *config_suite(void)
     HP_ADD(tc, everything_at_once);
     HP_ADD(tc, locks_settings);
     HP_ADD(tc, io_settings);
+    HP_ADD(tc, live_view_settings);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bad");
     tcase_add_checked_fixture(tc, reset, NULL);
     tcase_add_test(tc, process_settings);
+    tcase_add_test(tc, call_stack_settings);
     tcase_add_loop_test(tc, bad_value, 0, (int)(sizeof bad_values / sizeof *bad_values));
     HP_ADD(tc, bad_section_limit_falls_back_to_common);
     HP_ADD(tc, each_bad_variable_warns_once);

@@ -1,0 +1,374 @@
+/* cpu_profile.c — see cpu_profile.h. */
+#define _GNU_SOURCE
+#include "cpu_profile.h"
+
+#include <errno.h>
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "memory.h"
+#include "platform.h"
+#include "registry.h"
+
+#define RING ring_slots                 /* samples a thread can hold between two drains */
+#define EXTRA_FRAMES 16                /* the handler's own frames above the interrupted one */
+
+enum { BUF_FREE, BUF_CLAIMED, BUF_LIVE, BUF_RETIRED };
+
+struct hp_cpu_buf {
+    struct hp_cpu_buf *next;           /* every ring ever made (append only) */
+    _Atomic int state;
+    _Atomic int armed;                 /* the timer exists */
+    timer_t timer;
+    uint32_t index;                    /* the thread's creation order */
+    int tid;
+    _Atomic uint32_t head;             /* written by the thread's handler */
+    _Atomic uint32_t tail;             /* written by the drainer */
+    _Atomic uint64_t dropped, profiler;/* written by the thread's handler (load + store) */
+    uint32_t words;                    /* per slot: depth, weight, frames */
+    uintptr_t ring[];
+};
+
+static struct hp_cpu_buf *_Atomic buffers;
+static _Atomic int cpu_on;             /* timers run and samples are taken */
+static _Atomic int cpu_started;
+static _Atomic int off_reason;
+static struct hp_stacks table;
+static int cookie;                     /* our timers' sigev_value: tells their signals apart */
+static _Atomic uint64_t drained, retired_dropped, retired_profiler;   /* written by the drainer */
+static uint32_t slot_words, ring_slots = 64;
+
+extern int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *));
+extern void hp_signals_default_sigprof(void);
+
+const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
+{
+    switch (why) {
+    case HP_CPU_OFF_NONE: return NULL;
+    case HP_CPU_OFF_SETTING: return "HOTPATH_CPU_HZ=0";
+    case HP_CPU_OFF_HANDLER: return "the program installed its own SIGPROF handler";
+    case HP_CPU_OFF_ITIMER: return "the program uses ITIMER_PROF";
+    case HP_CPU_OFF_DISPOSITION: return "SIGPROF was not at its default action at start";
+    case HP_CPU_OFF_FAILED: return "the CPU timers could not be set up";
+    }
+    return "off";
+}
+
+static void say(const char *a, const char *b)
+{
+    /* raw system calls: this may run inside a hook, and the I/O view must not count it */
+    char line[256];
+    size_t n = strlen(a), m = strlen(b);
+    if (n + m + 1 > sizeof line) return;
+    memcpy(line, a, n);
+    memcpy(line + n, b, m);
+    line[n + m] = '\n';
+    if (syscall(SYS_write, 2, line, n + m + 1) < 0) return;
+}
+
+static void count(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+/* ---- the handler (async-signal-safe) ---- */
+
+static uintptr_t interrupted_pc(void *ucv)
+{
+    const ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+static void take_sample(void *ucv, int overrun)
+{
+    struct hp_thread *t = hp_self;
+    if (!t) return;
+    struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
+    if (!b || !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;
+    uint64_t weight = 1 + (overrun > 0 ? (uint64_t)overrun : 0);
+    if (t->guard) {          /* the profiler's own work (a hook's slow path, the report) */
+        count(&b->profiler, weight);
+        return;
+    }
+    uint32_t head = atomic_load_explicit(&b->head, memory_order_relaxed);
+    if (head - atomic_load_explicit(&b->tail, memory_order_acquire) >= RING) {
+        count(&b->dropped, weight);
+        return;
+    }
+    uintptr_t *slot = b->ring + (size_t)(head % RING) * b->words;
+    uintptr_t *frames = slot + 2;
+    uint32_t depth = b->words - 2, n = 0;
+    uintptr_t pc = interrupted_pc(ucv);
+    void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
+    t->guard++;              /* libunwind's own locks go through the lock hooks */
+    int got = unw_backtrace(raw, (int)(depth + EXTRA_FRAMES));
+    t->guard--;
+    int start = -1;
+    for (int i = 0; i < got && i < EXTRA_FRAMES; i++)
+        if ((uintptr_t)raw[i] == pc) { start = i; break; }
+    frames[n++] = pc + 1;    /* stored like a return address: symbolised at pc */
+    if (start >= 0)
+        for (int i = start + 1; i < got && n < depth; i++) frames[n++] = (uintptr_t)raw[i];
+    slot[0] = n;
+    slot[1] = weight;
+    atomic_store_explicit(&b->head, head + 1, memory_order_release);
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &cookie) {
+        take_sample(ucv, si->si_overrun);
+        errno = saved;
+        return;
+    }
+    /* Not one of our timers: the program left SIGPROF at its default action (it would have
+     * replaced this handler otherwise), so it gets the default action: termination. */
+    hp_signals_default_sigprof();
+    errno = saved;
+    raise(sig);
+}
+
+/* ---- timers and rings ---- */
+
+static void disarm(struct hp_cpu_buf *b)
+{
+    if (atomic_exchange(&b->armed, 0)) syscall(SYS_timer_delete, b->timer);
+}
+
+static struct hp_cpu_buf *claim_buf(void)
+{
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+        int expect = BUF_FREE;
+        if (b->words == slot_words && atomic_compare_exchange_strong(&b->state, &expect, BUF_CLAIMED))
+            return b;
+    }
+    struct hp_cpu_buf *b = hp_alloc(sizeof *b + sizeof(uintptr_t) * RING * slot_words);
+    if (!b) return NULL;
+    b->words = slot_words;
+    atomic_store(&b->state, BUF_CLAIMED);
+    struct hp_cpu_buf *head = atomic_load(&buffers);
+    do b->next = head;
+    while (!atomic_compare_exchange_weak(&buffers, &head, b));
+    return b;
+}
+
+static int arm(struct hp_cpu_buf *b)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = &cookie;
+    sev._sigev_un._tid = b->tid;
+    timer_t id;
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) != 0) return -1;
+    b->timer = id;
+    atomic_store(&b->armed, 1);
+    long ns = 1000000000L / (long)hp_config.cpu_hz;
+    struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };
+    if (timer_settime(id, 0, &its, NULL) != 0) {
+        disarm(b);
+        return -1;
+    }
+    if (!atomic_load(&cpu_on)) disarm(b);   /* turned off meanwhile: whoever exchanges deletes */
+    return 0;
+}
+
+static void attach(struct hp_thread *t, uint32_t index, int tid)
+{
+    struct hp_cpu_buf *b = claim_buf();
+    if (!b) return;
+    b->index = index;
+    b->tid = tid ? tid : hp_platform_gettid();
+    atomic_store(&b->head, 0);
+    atomic_store(&b->tail, 0);
+    atomic_store(&b->dropped, 0);
+    atomic_store(&b->profiler, 0);
+    atomic_store(&b->state, BUF_LIVE);
+    __atomic_store_n(&t->cpu_buf, b, __ATOMIC_RELEASE);
+    if (arm(b) != 0) {
+        __atomic_store_n(&t->cpu_buf, NULL, __ATOMIC_RELEASE);
+        atomic_store(&b->state, BUF_RETIRED);
+    }
+}
+
+/* The thread's creation order and tid, from its record (no gettid system call). */
+static uint32_t index_of(const struct hp_thread *t, int *tid)
+{
+    uint32_t index = 0;
+    *tid = 0;
+    hp_registry_lock();
+    if (t->record != HP_NO_RECORD) {
+        const struct hp_record *r = hp_record_at(t->record);
+        index = r->index;
+        *tid = r->tid;
+    }
+    hp_registry_unlock();
+    return index;
+}
+
+void hp_cpu_thread_start(struct hp_thread *t)
+{
+    if (!t || !atomic_load(&cpu_on) || t->cpu_buf) return;
+    int saved = errno;
+    t->guard++;
+    int tid;
+    uint32_t index = index_of(t, &tid);
+    attach(t, index, tid);
+    t->guard--;
+    errno = saved;
+}
+
+void hp_cpu_thread_end(struct hp_thread *t)
+{
+    if (!t) return;
+    struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
+    if (!b) return;
+    int saved = errno;
+    __atomic_store_n(&t->cpu_buf, NULL, __ATOMIC_RELEASE);
+    atomic_signal_fence(memory_order_seq_cst);
+    disarm(b);
+    /* A ring that never held a sample is free at once (short-lived threads reuse one ring; a
+     * drainer looking at it meanwhile only ever stores tail = 0); else the sampler drains it. */
+    int empty = atomic_load(&b->head) == 0 && atomic_load(&b->dropped) == 0 && atomic_load(&b->profiler) == 0;
+    atomic_store_explicit(&b->state, empty ? BUF_FREE : BUF_RETIRED, memory_order_release);
+    errno = saved;
+}
+
+void hp_cpu_off(enum hp_cpu_off_reason why)
+{
+    if (!atomic_exchange(&cpu_on, 0)) return;
+    int saved = errno;
+    atomic_store(&off_reason, (int)why);
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) disarm(b);
+    say("hotpath: CPU profile off: ", hp_cpu_off_text(why));
+    errno = saved;
+}
+
+void hp_cpu_start(struct hp_thread *main_thread)
+{
+    slot_words = 2 + hp_config.stack_depth;
+    /* room for twice the samples of one sampler interval at full CPU (64 at the defaults) */
+    uint64_t per_interval = (uint64_t)hp_config.cpu_hz * hp_config.interval_ms / 1000;
+    ring_slots = 16;
+    while (ring_slots < 2 * per_interval && ring_slots < 1024) ring_slots *= 2;
+    if (hp_config.cpu_hz == 0) {
+        atomic_store(&off_reason, HP_CPU_OFF_SETTING);
+        return;
+    }
+    if (hp_stacks_init(&table, 16384, 16) != 0) {
+        atomic_store(&off_reason, HP_CPU_OFF_FAILED);
+        say("hotpath: CPU profile off: ", hp_cpu_off_text(HP_CPU_OFF_FAILED));
+        return;
+    }
+    /* libunwind opens a pipe (to validate addresses) on first use: take it now, guard set, so the
+     * I/O hooks move it high while the descriptor limit is still the one the process started
+     * with, rather than inside a SIGPROF after the program lowered its limit (DESIGN.md rule 12) */
+    void *first[4];
+    if (main_thread) main_thread->guard++;
+    unw_backtrace(first, 4);
+    if (main_thread) main_thread->guard--;
+    atomic_store(&cpu_on, 1);
+    atomic_store(&cpu_started, 1);
+    if (hp_signals_claim_sigprof(on_sigprof) != 0) {
+        atomic_store(&cpu_on, 0);
+        atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
+        say("hotpath: CPU profile off: ", hp_cpu_off_text(HP_CPU_OFF_DISPOSITION));
+        return;
+    }
+    hp_cpu_thread_start(main_thread);
+}
+
+/* ---- the sampler's side ---- */
+
+static void drain_one(struct hp_cpu_buf *b)
+{
+    uint32_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+    uint32_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+    for (; tail != head; tail++) {
+        const uintptr_t *slot = b->ring + (size_t)(tail % RING) * b->words;
+        uint32_t depth = (uint32_t)slot[0];
+        if (depth > b->words - 2) depth = b->words - 2;
+        hp_stacks_add(&table, b->index, slot + 2, depth, slot[1]);
+        count(&drained, slot[1]);
+    }
+    atomic_store_explicit(&b->tail, tail, memory_order_release);
+}
+
+void hp_cpu_drain(void)
+{
+    if (!atomic_load(&cpu_started)) return;
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+        int st = atomic_load_explicit(&b->state, memory_order_acquire);
+        if (st != BUF_LIVE && st != BUF_RETIRED) continue;
+        drain_one(b);
+        if (st == BUF_RETIRED) {
+            count(&retired_dropped, atomic_load(&b->dropped));
+            count(&retired_profiler, atomic_load(&b->profiler));
+            atomic_store(&b->dropped, 0);
+            atomic_store(&b->profiler, 0);
+            atomic_store_explicit(&b->state, BUF_FREE, memory_order_release);
+        }
+    }
+}
+
+void hp_cpu_fork_child(struct hp_thread *self)
+{
+    if (!atomic_load(&cpu_started)) return;
+    struct hp_cpu_buf *mine = self ? self->cpu_buf : NULL;
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+        atomic_store(&b->armed, 0);            /* timers are not inherited */
+        atomic_store(&b->head, 0);
+        atomic_store(&b->tail, 0);
+        atomic_store(&b->dropped, 0);
+        atomic_store(&b->profiler, 0);
+        if (b != mine) atomic_store(&b->state, BUF_FREE);
+    }
+    hp_stacks_reset(&table);
+    atomic_store(&drained, 0);
+    atomic_store(&retired_dropped, 0);
+    atomic_store(&retired_profiler, 0);
+    if (mine && atomic_load(&cpu_on)) {
+        mine->index = 0;
+        mine->tid = hp_platform_gettid();
+        if (arm(mine) != 0) {
+            __atomic_store_n(&self->cpu_buf, NULL, __ATOMIC_RELEASE);
+            atomic_store(&mine->state, BUF_RETIRED);
+        }
+    }
+}
+
+void hp_cpu_view(struct hp_cpu_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->enabled = atomic_load(&cpu_started);
+    v->off = (enum hp_cpu_off_reason)atomic_load(&off_reason);
+    v->hz = hp_config.cpu_hz;
+    v->depth = hp_config.stack_depth;
+    if (!v->enabled) return;
+    v->samples = atomic_load(&drained);
+    v->other = atomic_load(&table.other);
+    v->dropped = atomic_load(&retired_dropped);
+    v->profiler = atomic_load(&retired_profiler);
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+        int st = atomic_load(&b->state);
+        if (st != BUF_LIVE && st != BUF_RETIRED) continue;
+        v->dropped += atomic_load(&b->dropped);
+        v->profiler += atomic_load(&b->profiler);
+    }
+    v->table = &table;
+}

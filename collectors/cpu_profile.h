@@ -1,0 +1,48 @@
+/* cpu_profile.h — the CPU profile (README "CPU profile"): every thread the profiler starts (and
+ * the main thread) gets a timer on its own CPU clock (timer_create(CLOCK_THREAD_CPUTIME_ID),
+ * SIGEV_THREAD_ID) firing SIGPROF HOTPATH_CPU_HZ times per CPU second. The handler is
+ * async-signal-safe: it takes the stack with unw_backtrace into the thread's own ring (single
+ * producer, the sampler the single consumer; no lock, no malloc, no stdio) and the sampler
+ * drains the rings into a stack table (collectors/stacks.h). Symbols are made at report time.
+ * The program wins (DESIGN.md rule 11): its own SIGPROF handler or ITIMER_PROF turns the
+ * profile off, with one line on stderr. */
+#ifndef HP_CPU_PROFILE_H
+#define HP_CPU_PROFILE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "stacks.h"
+#include "thread_state.h"
+
+enum hp_cpu_off_reason {
+    HP_CPU_OFF_NONE, HP_CPU_OFF_SETTING, HP_CPU_OFF_HANDLER, HP_CPU_OFF_ITIMER,
+    HP_CPU_OFF_DISPOSITION, HP_CPU_OFF_FAILED
+};
+
+/* At start, on the main thread, after the configuration is parsed (the constructor). */
+void hp_cpu_start(struct hp_thread *main_thread);
+/* On the thread itself: as it starts (its timer and ring), as it ends. */
+void hp_cpu_thread_start(struct hp_thread *t);
+void hp_cpu_thread_end(struct hp_thread *t);
+/* The program took SIGPROF or ITIMER_PROF: stop every timer, say so once on stderr. */
+void hp_cpu_off(enum hp_cpu_off_reason why);
+/* The sampler: move every ring's samples into the stack table (one caller at a time). */
+void hp_cpu_drain(void);
+/* In a fork child (only the calling thread survives): empty figures, a timer for this thread. */
+void hp_cpu_fork_child(struct hp_thread *self);
+
+struct hp_cpu_view {
+    int enabled;                  /* the profile ran (and may still run) */
+    enum hp_cpu_off_reason off;   /* why it is off, HP_CPU_OFF_NONE while it runs */
+    unsigned hz, depth;
+    uint64_t samples;             /* samples in the table (weighted by timer overruns) */
+    uint64_t other;               /* samples whose stack found the table full (in `<other>`) */
+    uint64_t dropped;             /* samples lost because a thread's ring was full */
+    uint64_t profiler;            /* samples taken while the profiler itself worked on the thread */
+    struct hp_stacks *table;
+};
+void hp_cpu_view(struct hp_cpu_view *v);
+const char *hp_cpu_off_text(enum hp_cpu_off_reason why);
+
+#endif

@@ -1,0 +1,561 @@
+/* http_server.c — see http_server.h. One thread polls the listener and at most MAX_CLIENTS
+ * connections; the rest wait in the listen backlog. Every descriptor is moved above the program's
+ * usual range (RLIMIT_NOFILE - 64) and close-on-exec; under a limit below 256 the server holds
+ * none and waits. A listener the program closed (closefrom, close_range) is noticed and made again
+ * a second later. Responses always end the connection (Connection: close). */
+#define _GNU_SOURCE
+#include "http_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collectors/clock.h"
+#include "../collectors/config.h"
+#include "../collectors/memory.h"
+#include "../collectors/platform.h"
+#include "../collectors/registry.h"
+#include "http_parse.h"
+#include "json.h"
+#include "process_file.h"
+#include "prometheus.h"
+#include "report.h"
+#include "section.h"
+
+#define MAX_CLIENTS 8
+#define CLIENT_TIMEOUT_NS 5000000000ull     /* to send a request, and between bytes read */
+#define RELISTEN_DELAY_NS 1000000000ull     /* after the program closed the listener */
+#define BACKLOG 16
+#define DRAIN_NS 1000000000ull              /* a lingering close: at most this long */
+
+struct client {
+    int fd;
+    ino_t ino;
+    size_t in_len;
+    char in[HP_HTTP_HEAD_MAX];
+    struct hp_buf out;
+    size_t sent;
+    int writing;
+    int draining;         /* answered: reading what is left until the peer closes */
+    uint64_t deadline;
+};
+
+static int listen_fd = -1;
+static ino_t listen_ino;
+static unsigned port;
+static int port_explicit_warned;
+static uint64_t lost_at;                   /* when the listener was found gone, 0 if not */
+static struct client clients[MAX_CLIENTS];
+static char token[HP_TOKEN_MAX];
+static int token_auto;
+static _Atomic int server_tid;
+static int registered_pid;
+static uint64_t start_unix_ms;
+
+int hp_server_tid(void)
+{
+    return atomic_load(&server_tid);
+}
+
+unsigned hp_server_port(void)
+{
+    return listen_fd >= 0 ? port : 0;
+}
+
+static void warn_line(const char *line)
+{
+    size_t n = strlen(line);
+    if (syscall(SYS_write, 2, line, n) < 0 || syscall(SYS_write, 2, "\n", 1) < 0) return;
+}
+
+static void sys_close(int fd)
+{
+    if (fd >= 0) syscall(SYS_close, fd);
+}
+
+/* The lowest number the server's descriptors may take, -1 when it may hold none. */
+static int fd_base(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    if (rl.rlim_cur == RLIM_INFINITY) return 1000;
+    if (rl.rlim_cur < 256) return -1;
+    return (int)rl.rlim_cur - 64;
+}
+
+static int move_high(int fd)
+{
+    int base = fd_base();
+    int high = base < 0 ? -1 : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
+    sys_close(fd);
+    return high;
+}
+
+static ino_t inode_of(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return 0;
+    return st.st_ino;
+}
+
+/* The descriptor still holds the socket we made (the program may have closed it and reused the
+ * number). */
+static int still_ours(int fd, ino_t ino)
+{
+    return fd >= 0 && ino && inode_of(fd) == ino;
+}
+
+static int bind_port(int fd, unsigned p)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    return (int)syscall(SYS_bind, fd, &a, sizeof a);
+}
+
+static int open_listener(void)
+{
+    if (fd_base() < 0) return -1;
+    int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    unsigned want = port ? port : hp_config.metrics_port;
+    if (bind_port(fd, want) != 0) {
+        int err = errno;
+        if (hp_config.metrics_port_set && !port_explicit_warned && want == hp_config.metrics_port) {
+            char line[160];
+            snprintf(line, sizeof line, "hotpath: metrics port %u on 127.0.0.1 is %s; serving on another port (see hotpath-console --list)",
+                     want, err == EADDRINUSE ? "busy" : "not available");
+            warn_line(line);
+            port_explicit_warned = 1;
+        }
+        if (bind_port(fd, 0) != 0) { sys_close(fd); return -1; }
+    }
+    if (syscall(SYS_listen, fd, BACKLOG) != 0) { sys_close(fd); return -1; }
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    if (syscall(SYS_getsockname, fd, &a, &alen) != 0) { sys_close(fd); return -1; }
+    fd = move_high(fd);
+    if (fd < 0) return -1;
+    listen_fd = fd;
+    listen_ino = inode_of(fd);
+    port = ntohs(a.sin_port);
+    return 0;
+}
+
+static void register_process(void)
+{
+    registered_pid = hp_report_pid();
+    hp_procfile_write(registered_pid, port, hp_report_command(), start_unix_ms,
+                      token[0] != 0, token_auto ? token : NULL);
+}
+
+static void at_exit(void)
+{
+    if (registered_pid && registered_pid == getpid()) hp_procfile_remove(registered_pid);
+}
+
+/* ---- responses ---- */
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Error";
+    }
+}
+
+static void respond(struct client *c, int status, const char *type, const char *body, size_t len,
+                    int head_only)
+{
+    hp_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                  "Cache-Control: no-store\r\nConnection: close\r\n", status, reason(status), type, len);
+    if (status == 405) hp_buf_puts(&c->out, "Allow: GET, HEAD\r\n");
+    if (status == 401) hp_buf_puts(&c->out, "WWW-Authenticate: Bearer realm=\"hotpath\"\r\n");
+    hp_buf_puts(&c->out, "\r\n");
+    if (!head_only && len) hp_buf_put(&c->out, body, len);
+    c->writing = 1;
+    c->sent = 0;
+}
+
+static void respond_error(struct client *c, int status, const char *message, const char *detail,
+                          int head_only)
+{
+    struct hp_buf b = { 0 };
+    hp_buf_puts(&b, "{\"error\":");
+    struct hp_buf m = { 0 };
+    hp_buf_puts(&m, message);
+    if (detail) hp_buf_puts(&m, detail);
+    hp_json_quote(&b, m.data ? m.data : message);
+    hp_buf_printf(&b, ",\"status\":%d}\n", status);
+    respond(c, status, "application/json", b.data ? b.data : "", b.len, head_only);
+    hp_buf_free(&m);
+    hp_buf_free(&b);
+}
+
+static const struct hp_section *find_section(const char *key)
+{
+    for (unsigned i = 0; i < hp_section_count; i++)
+        if (strcmp(hp_section_keys[hp_sections[i]->id], key) == 0) return hp_sections[i];
+    return NULL;
+}
+
+static void respond_body(struct client *c, struct hp_buf *b, const char *type, int head_only)
+{
+    if (b->failed || !b->data) respond_error(c, 500, "out of memory", NULL, head_only);
+    else respond(c, 200, type, b->data, b->len, head_only);
+}
+
+/* One section's JSON value, exactly as it stands under its key in the whole report. */
+static void serve_section(struct client *c, const char *key, int head_only)
+{
+    const struct hp_section *s = NULL;
+    int id = -1;
+    for (int i = 0; i < HP_SEC_COUNT; i++)
+        if (strcmp(hp_section_keys[i], key) == 0) id = i;
+    if (id >= 0 && (hp_config.sections & (1u << id))) s = find_section(key);
+    void *snap = s ? s->snapshot() : NULL;
+    if (!snap) {
+        respond_error(c, 404, "view not available: ", key, head_only);
+        return;
+    }
+    struct hp_buf b = { 0 };
+    struct hp_json j;
+    hp_json_init(&j, &b, 0);
+    hp_json_object_begin(&j, NULL);
+    s->json(snap, &j);
+    hp_json_object_end(&j);
+    s->release(snap);
+    size_t prefix = 1 + strlen(key) + 2 + 1;     /* {"key": */
+    if (b.failed || !b.data || b.len < prefix + 1) {
+        respond_error(c, 500, "out of memory", NULL, head_only);
+    } else {
+        b.data[b.len - 1] = '\n';               /* the closing brace of the wrapper */
+        respond(c, 200, "application/json", b.data + prefix, b.len - prefix, head_only);
+    }
+    hp_buf_free(&b);
+}
+
+static void serve_status(struct client *c, int head_only)
+{
+    struct hp_buf b = { 0 };
+    struct hp_json j;
+    hp_json_init(&j, &b, 0);
+    hp_json_object_begin(&j, NULL);
+    hp_json_string(&j, "type", "hotpath_status");
+    hp_json_string(&j, "version", HP_VERSION);
+    hp_json_i64(&j, "pid", hp_report_pid());
+    hp_json_string(&j, "command", hp_report_command());
+    hp_json_u64(&j, "uptime_ns", hp_now_ns() - hp_report_start_ns());
+    hp_json_u64(&j, "start_time_unix_ms", start_unix_ms);
+    hp_json_u64(&j, "interval_ms", hp_config.interval_ms);
+    hp_json_u64(&j, "port", port);
+    hp_json_array_begin(&j, "views");
+    for (unsigned i = 0; i < hp_section_count; i++)
+        if (hp_config.sections & (1u << hp_sections[i]->id))
+            hp_json_string(&j, NULL, hp_section_keys[hp_sections[i]->id]);
+    hp_json_array_end(&j);
+    hp_json_object_end(&j);
+    hp_buf_putc(&b, '\n');
+    respond_body(c, &b, "application/json", head_only);
+    hp_buf_free(&b);
+}
+
+static void route(struct client *c, const struct hp_http_request *req)
+{
+    int head = req->method == HP_HTTP_HEAD;
+    if (token[0] && !(req->has_auth && hp_http_authorized(req->auth, token))) {
+        respond_error(c, 401, req->has_auth ? "wrong token" : "token required", NULL, head);
+        return;
+    }
+    const char *p = req->path;
+    if (strcmp(p, "/profiler_status") == 0) { serve_status(c, head); return; }
+    if (strcmp(p, "/report") == 0) {
+        struct hp_buf b = { 0 };
+        hp_report_render(&b, HP_FORMAT_JSON, hp_config.sections);
+        respond_body(c, &b, "application/json", head);
+        hp_buf_free(&b);
+        return;
+    }
+    if (strcmp(p, "/metrics") == 0) {
+        struct hp_buf b = { 0 };
+        hp_prometheus_render(&b);
+        respond_body(c, &b, "text/plain; version=0.0.4; charset=utf-8", head);
+        hp_buf_free(&b);
+        return;
+    }
+    for (int i = 0; i < HP_SEC_COUNT; i++)
+        if (p[0] == '/' && strcmp(p + 1, hp_section_keys[i]) == 0) { serve_section(c, p + 1, head); return; }
+    if (strcmp(p, "/") == 0) {
+        static const char index[] =
+            "{\"endpoints\":[\"/profiler_status\",\"/threads\",\"/mutexes\",\"/rw_locks\",\"/io\","
+            "\"/functions_alloc\",\"/functions_cpu\",\"/report\",\"/metrics\"]}\n";
+        respond(c, 200, "application/json", index, sizeof index - 1, head);
+        return;
+    }
+    respond_error(c, 404, "no such endpoint: ", p, head);
+}
+
+/* ---- connections ---- */
+
+static void drop(struct client *c)
+{
+    if (c->fd >= 0 && still_ours(c->fd, c->ino)) sys_close(c->fd);
+    c->fd = -1;
+    c->in_len = 0;
+    c->sent = 0;
+    c->writing = 0;
+    c->draining = 0;
+    hp_buf_free(&c->out);
+}
+
+static void accept_one(uint64_t now)
+{
+    struct client *c = NULL;
+    for (int i = 0; i < MAX_CLIENTS && !c; i++)
+        if (clients[i].fd < 0) c = &clients[i];
+    if (!c) return;
+    if (fd_base() < 0) return;      /* the limit fell: check_listener closes the listener next */
+    int fd = (int)syscall(SYS_accept4, listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    fd = move_high(fd);
+    if (fd < 0) return;
+    c->fd = fd;
+    c->ino = inode_of(fd);
+    c->in_len = 0;
+    c->writing = 0;
+    c->draining = 0;
+    c->deadline = now + CLIENT_TIMEOUT_NS;
+}
+
+static void read_request(struct client *c, uint64_t now)
+{
+    if (!still_ours(c->fd, c->ino)) { c->fd = -1; drop(c); return; }
+    long n = syscall(SYS_recvfrom, c->fd, c->in + c->in_len, sizeof c->in - c->in_len, MSG_DONTWAIT, NULL, NULL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) { drop(c); return; }
+    c->in_len += (size_t)n;
+    c->deadline = now + CLIENT_TIMEOUT_NS;
+    struct hp_http_request req;
+    int r = hp_http_parse(c->in, c->in_len, &req);
+    if (r == 0) return;
+    if (r < 0) {
+        int status = -r;
+        respond_error(c, status, status == 431 ? "request head larger than 8 KiB"
+                               : status == 405 ? "only GET and HEAD are served"
+                               : status == 505 ? "HTTP/1.x only" : "malformed request", NULL, 0);
+    } else {
+        route(c, &req);
+    }
+}
+
+/* After the answer: unread bytes at close would make the kernel reset the connection, and the
+ * peer could lose the answer (a 431 to a request still arriving), so read until it closes. */
+static void drain(struct client *c)
+{
+    if (!still_ours(c->fd, c->ino)) { c->fd = -1; drop(c); return; }
+    char scratch[4096];
+    long n = syscall(SYS_recvfrom, c->fd, scratch, sizeof scratch, MSG_DONTWAIT, NULL, NULL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n <= 0) drop(c);
+}
+
+static void write_response(struct client *c, uint64_t now)
+{
+    if (!still_ours(c->fd, c->ino)) { c->fd = -1; drop(c); return; }
+    if (c->sent < c->out.len) {
+        long n = syscall(SYS_sendto, c->fd, c->out.data + c->sent, c->out.len - c->sent,
+                         MSG_DONTWAIT | MSG_NOSIGNAL, NULL, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+        if (n <= 0) { drop(c); return; }
+        c->sent += (size_t)n;
+        c->deadline = now + CLIENT_TIMEOUT_NS;
+    }
+    if (c->sent >= c->out.len) {
+        syscall(SYS_shutdown, c->fd, SHUT_WR);
+        hp_buf_free(&c->out);
+        c->writing = 0;
+        c->draining = 1;
+        c->deadline = now + DRAIN_NS;
+    }
+}
+
+/* The listener is still ours; if the program closed it, make it again a moment later. */
+static void check_listener(uint64_t now)
+{
+    if (listen_fd >= 0 && fd_base() < 0) {       /* the limit fell under 256: hold nothing */
+        if (still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
+        listen_fd = -1;
+        for (int i = 0; i < MAX_CLIENTS; i++) drop(&clients[i]);
+        lost_at = now;
+        return;
+    }
+    if (listen_fd >= 0 && !still_ours(listen_fd, listen_ino)) {
+        listen_fd = -1;                          /* not ours any more: never close it */
+        lost_at = now;
+    }
+    if (listen_fd < 0 && now - lost_at >= RELISTEN_DELAY_NS) {
+        unsigned old = port;
+        if (open_listener() == 0 && port != old) register_process();
+        lost_at = now;
+    }
+}
+
+static void *server_main(void *arg)
+{
+    (void)arg;
+    hp_self = hp_registry_profiler_state();
+    atomic_store(&server_tid, hp_platform_gettid());
+    struct pollfd pfd[MAX_CLIENTS + 1];
+    struct client *who[MAX_CLIENTS + 1];
+    for (;;) {
+        uint64_t now = hp_now_ns();
+        check_listener(now);
+        int n = 0, free_slot = 0;
+        uint64_t next = now + 250000000ull;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            struct client *c = &clients[i];
+            if (c->fd < 0) { free_slot = 1; continue; }
+            if (now >= c->deadline) { drop(c); free_slot = 1; continue; }
+            if (c->deadline < next) next = c->deadline;
+            pfd[n] = (struct pollfd){ .fd = c->fd, .events = c->writing ? POLLOUT : POLLIN };
+            who[n++] = c;
+        }
+        if (listen_fd >= 0 && free_slot) {
+            pfd[n] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+            who[n++] = NULL;
+        }
+        int timeout = (int)((next - now) / 1000000u) + 1;
+        int r = poll(pfd, (nfds_t)n, timeout);
+        if (r <= 0) continue;
+        now = hp_now_ns();
+        for (int i = 0; i < n; i++) {
+            if (!pfd[i].revents) continue;
+            struct client *c = who[i];
+            if (!c) {
+                if (pfd[i].revents & POLLNVAL) continue;   /* check_listener sees to it */
+                accept_one(now);
+            } else if (pfd[i].revents & POLLNVAL) {
+                c->fd = -1;
+                drop(c);
+            } else if (c->draining) {
+                drain(c);
+            } else if (c->writing) {
+                write_response(c, now);
+            } else {
+                read_request(c, now);
+            }
+        }
+    }
+    return NULL;
+}
+
+static void make_token(void)
+{
+    unsigned char raw[16];
+    if (syscall(SYS_getrandom, raw, sizeof raw, 0) != (long)sizeof raw) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&ts;
+        for (unsigned i = 0; i < sizeof raw; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; raw[i] = (unsigned char)(x >> 56); }
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < sizeof raw; i++) {
+        token[2 * i] = hex[raw[i] >> 4];
+        token[2 * i + 1] = hex[raw[i] & 15];
+    }
+    token[2 * sizeof raw] = 0;
+}
+
+static int launch(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t th;
+    int err = pthread_create(&th, &attr, server_main, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err ? -1 : 0;
+}
+
+static void start(int clean_stale)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    start_unix_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
+    /* Everything that takes a descriptor for a moment happens here, before the program runs on
+     * (the constructor, or fork before it returns), so no number the program expects is taken. */
+    if (open_listener() != 0) lost_at = hp_now_ns();
+    if (hp_procfile_init() == 0) {
+        if (clean_stale) hp_procfile_clean_stale();
+        if (listen_fd >= 0) register_process();
+    }
+    if (launch() != 0) warn_line("hotpath: could not start the metrics server thread");
+}
+
+void hp_server_start(void)
+{
+    if (hp_config.server_off || hp_config.auth_bad) return;
+    if (hp_config.auth_auto) { make_token(); token_auto = 1; }
+    else snprintf(token, sizeof token, "%s", hp_config.auth_token);
+    atexit(at_exit);
+    start(1);
+}
+
+void hp_server_before_exec(void)
+{
+    if (registered_pid && registered_pid == getpid()) hp_procfile_remove(registered_pid);
+}
+
+void hp_server_exec_failed(void)
+{
+    if (registered_pid && registered_pid == getpid() && listen_fd >= 0) register_process();
+}
+
+void hp_server_restart_in_child(void)
+{
+    if (hp_config.server_off || hp_config.auth_bad) return;
+    /* the parent's sockets: our copies only */
+    sys_close(listen_fd);
+    listen_fd = -1;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        sys_close(clients[i].fd);
+        clients[i].fd = -1;
+        hp_buf_free(&clients[i].out);
+    }
+    atomic_store(&server_tid, 0);
+    registered_pid = 0;
+    port = 0;
+    port_explicit_warned = 1;       /* the parent said it, if it had to */
+    start(0);                       /* stale entries: the parent cleaned them at its start */
+}

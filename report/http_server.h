@@ -1,0 +1,22 @@
+/* http_server.h — the live views' HTTP/1.1 server on 127.0.0.1 (README "Live views"): one thread
+ * of the profiler's own (every signal blocked, guard set for life), raw syscalls, a fixed handful
+ * of descriptors moved high and close-on-exec. Every endpoint renders the sections of
+ * report/section.h, so a new view is served without editing this file. */
+#ifndef HP_HTTP_SERVER_H
+#define HP_HTTP_SERVER_H
+
+/* From the constructor, after the sampler: bind, register, start the thread (unless
+ * HOTPATH_METRICS_SERVER_OFF or a bad token). */
+void hp_server_start(void);
+/* In a fork child: the parent's sockets are closed and a server of the child's own starts. */
+void hp_server_restart_in_child(void);
+/* exec: the image being replaced leaves the registry (the next image, if profiled, registers
+ * itself); if the exec failed, this image registers again. */
+void hp_server_before_exec(void);
+void hp_server_exec_failed(void);
+/* The server thread's tid, 0 when there is none (the sampler leaves it out of the threads view). */
+int hp_server_tid(void);
+/* The port served, 0 when none. */
+unsigned hp_server_port(void);
+
+#endif

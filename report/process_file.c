@@ -1,0 +1,130 @@
+/* process_file.c — see process_file.h. */
+#define _GNU_SOURCE
+#include "process_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "json.h"
+#include "report.h"
+
+static char dir[512];
+
+static int private_dir(const char *path)
+{
+    struct stat st;
+    if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    return S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0 ? 0 : -1;
+}
+
+int hp_procfile_init(void)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(dir, sizeof dir, "%s/hotpath", xdg);
+    else snprintf(dir, sizeof dir, "/tmp/hotpath-%u", (unsigned)getuid());
+    syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
+    if (private_dir(dir) != 0) {
+        dir[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static void file_path(char *out, size_t size, int pid, const char *suffix)
+{
+    snprintf(out, size, "%s/%d.json%s", dir, pid, suffix);
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t start_unix_ms,
+                      int token_needed, const char *token)
+{
+    if (!dir[0] || private_dir(dir) != 0) return -1;
+    struct hp_buf b = { 0 };
+    struct hp_json j;
+    hp_json_init(&j, &b, 0);
+    hp_json_object_begin(&j, NULL);
+    hp_json_i64(&j, "pid", pid);
+    hp_json_u64(&j, "port", port);
+    hp_json_string(&j, "host", "127.0.0.1");
+    hp_json_string(&j, "command", command);
+    hp_json_u64(&j, "start_time_unix_ms", start_unix_ms);
+    hp_json_string(&j, "version", HP_VERSION);
+    hp_json_bool(&j, "token_required", token_needed);
+    if (token) hp_json_string(&j, "token", token);
+    else hp_json_null(&j, "token");
+    hp_json_object_end(&j);
+    hp_buf_putc(&b, '\n');
+    char path[600], tmp[600];
+    file_path(path, sizeof path, pid, "");
+    file_path(tmp, sizeof tmp, pid, ".tmp");
+    int rc = -1;
+    syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        if (b.data && !b.failed) write_all(fd, b.data, b.len);
+        syscall(SYS_close, fd);
+        if (b.data && !b.failed && syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path) == 0) rc = 0;
+        else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+    }
+    hp_buf_free(&b);
+    return rc;
+}
+
+void hp_procfile_remove(int pid)
+{
+    if (!dir[0]) return;
+    char path[600];
+    file_path(path, sizeof path, pid, "");
+    syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+}
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+void hp_procfile_clean_stale(void)
+{
+    if (!dir[0]) return;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return;
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0) break;
+        for (long off = 0; off < n;) {
+            struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            char *end;
+            long pid = strtol(d->d_name, &end, 10);
+            if (pid <= 0 || end == d->d_name || (strcmp(end, ".json") != 0 && strcmp(end, ".json.tmp") != 0))
+                continue;
+            if (syscall(SYS_kill, (pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+            syscall(SYS_unlinkat, fd, d->d_name, 0);
+        }
+    }
+    syscall(SYS_close, fd);
+}
