@@ -1,0 +1,146 @@
+"""CPU profile against known truth: shares of CPU by function, per-thread split, the program
+winning SIGPROF/ITIMER_PROF, EINTR behaviour, and the settings that turn it off."""
+from harness import run, target
+
+
+def cpu(report):
+    return report["functions_cpu"]
+
+
+def fn(report, name):
+    found = [f for f in cpu(report)["functions"] if f["name"] == name]
+    assert len(found) == 1, f"{name!r}: {[f['name'] for f in cpu(report)['functions'][:20]]}"
+    return found[0]
+
+
+def test_three_to_one_shares():
+    # The burner thread spends 4 s of CPU, 3/4 in hot_a and 1/4 in hot_b (same loop, 3 and 1
+    # units a round). At 99 Hz that is ~396 samples: the binomial error of a 75% share is
+    # sqrt(.75*.25/396) = 2.2 points, so ±7 points is over 3 standard errors.
+    r = run([target("cpu_ratio"), "4"])
+    assert r.returncode == 0, r.stderr
+    c = cpu(r.report)
+    assert c["enabled"] and c["off_reason"] is None and c["hz"] == 99, c
+    assert 330 <= c["samples_count"] <= 460, c["samples_count"]
+    a, b = fn(r.report, "hot_a"), fn(r.report, "hot_b")
+    assert abs(a["self_percent"] - 75) <= 7, a
+    assert abs(b["self_percent"] - 25) <= 7, b
+    assert a["module"] == "cpu_ratio" and b["module"] == "cpu_ratio", (a, b)
+    # the stack: hot_b under run_hot_b, both under worker (frames above the leaf are found)
+    assert fn(r.report, "run_hot_b")["total_count"] >= b["self_count"]
+    worker = fn(r.report, "worker")
+    assert worker["total_percent"] >= 95, worker
+    assert worker["self_count"] <= 0.05 * c["samples_count"], worker
+    # the per-thread split: every sample of hot_a was taken on the thread named burner
+    assert [t["name"] for t in a["threads"]] == ["burner"], a["threads"]
+    assert a["threads"][0]["self_count"] == a["self_count"] and a["threads"][0]["os_tid"] > 0
+    assert a["threads"][0]["index"] == 1
+    # sorted by self
+    selfs = [f["self_count"] for f in c["functions"]]
+    assert selfs == sorted(selfs, reverse=True)
+
+
+def test_text_table():
+    r = run([target("cpu_ratio"), "1"], fmt="table", env={"HOTPATH_FUNCTIONS_LIMIT": "3"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.decode().splitlines()
+    title = [l for l in lines if l.startswith("functions-cpu - Sampled CPU time by function.")]
+    assert len(title) == 1, r.stderr
+    assert "samples at 99 Hz" in title[0] and title[0].rstrip().endswith(")"), title
+    at = lines.index(title[0])
+    assert [c.strip() for c in lines[at + 2].split("|")[1:-1]] == ["Function", "Samples", "Self %", "Total %", "Module"]
+    body = [l for l in lines[at + 3:at + 12] if l.startswith("| ")]
+    assert len(body) == 3, lines[at:at + 12]
+    assert body[0].split("|")[1].strip() == "hot_a", body
+
+
+def test_higher_rate_and_depth_setting():
+    r = run([target("cpu_ratio"), "1"], env={"HOTPATH_CPU_HZ": "500", "HOTPATH_STACK_DEPTH": "1"})
+    assert r.returncode == 0, r.stderr
+    c = cpu(r.report)
+    assert c["hz"] == 500 and c["stack_depth"] == 1
+    assert 400 <= c["samples_count"] <= 560, c["samples_count"]   # 1 s of CPU at 500 Hz
+    # depth 1: only the leaf, so self == total for every function
+    assert all(f["self_count"] == f["total_count"] for f in c["functions"]), c["functions"][:5]
+    assert abs(fn(r.report, "hot_a")["self_percent"] - 75) <= 7
+
+
+def test_off_by_setting():
+    r = run([target("cpu_ratio"), "0.3"], env={"HOTPATH_CPU_HZ": "0"})
+    assert r.returncode == 0, r.stderr
+    c = cpu(r.report)
+    assert not c["enabled"] and c["off_reason"] == "HOTPATH_CPU_HZ=0" and c["functions"] == [], c
+    assert b"CPU profile off" not in r.stderr
+
+
+def test_program_with_its_own_sigprof_handler_wins():
+    for mode, reason in (("sigaction", "the program installed its own SIGPROF handler"),
+                         ("signal", "the program installed its own SIGPROF handler"),
+                         ("itimer", "the program uses ITIMER_PROF")):
+        r = run([target("cpu_own_sigprof"), mode])
+        # the program read back SIG_DFL, its handler is installed and ran (it exits 1 otherwise)
+        assert r.returncode == 0, (mode, r.stdout, r.stderr)
+        assert int(r.stdout.split()[1]) >= 10, (mode, r.stdout)   # ~50 at 10 ms over 0.5 s
+        lines = [l for l in r.stderr.decode().splitlines() if "CPU profile" in l]
+        assert lines == ["hotpath: CPU profile off: " + reason], (mode, r.stderr)
+        c = cpu(r.report)
+        assert c["enabled"] and c["off_reason"] == reason, c
+
+
+def test_blocking_reads_see_no_eintr():
+    # 1000 samples per CPU second on a thread that alternates CPU bursts with blocking reads
+    r = run([target("cpu_eintr")], env={"HOTPATH_CPU_HZ": "1000"})
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    out = r.stdout.split()
+    assert out[2:] == [b"eintr", b"0", b"bytes", b"400"] and int(out[1]) > 0, r.stdout
+    assert cpu(r.report)["samples_count"] > 0
+
+
+def test_section_selection():
+    r = run([target("cpu_ratio"), "0.3"], env={"HOTPATH_REPORT": "functions_cpu"})
+    assert r.returncode == 0, r.stderr
+    assert "functions_cpu" in r.report and "threads" not in r.report
+    r = run([target("cpu_ratio"), "0.3"], env={"HOTPATH_REPORT": "all,-functions_cpu"})
+    assert "functions_cpu" not in r.report and "threads" in r.report
+
+
+def test_fork_child_profiles_itself():
+    # the parent's 0.4 s in parent_burn (~40 samples); the child's 0.4 s on its main thread and
+    # 0.4 s on a thread it creates after the fork; the child starts from an empty profile
+    r = run([target("cpu_fork")])
+    assert r.returncode == 0, r.stderr
+    assert len(r.reports) == 2, r.reports.keys()
+    parent = [rep for rep in r.reports.values() if any(f["name"] == "parent_burn" for f in cpu(rep)["functions"])]
+    child = [rep for rep in r.reports.values() if any(f["name"] == "child_burn" for f in cpu(rep)["functions"])]
+    assert len(parent) == 1 and len(child) == 1 and parent[0] is not child[0]
+    assert fn(parent[0], "parent_burn")["self_count"] >= 25
+    assert not any(f["name"] == "parent_burn" for f in cpu(child[0])["functions"])
+    assert fn(child[0], "child_burn")["self_count"] >= 25
+    later = fn(child[0], "child_thread_burn")
+    assert later["self_count"] >= 25, later
+    assert later["threads"][0]["index"] == 1, later["threads"]
+    assert fn(child[0], "child_burn")["threads"][0]["index"] == 0
+
+
+def test_folded_stacks_file():
+    import glob, os, tempfile
+    d = tempfile.mkdtemp(prefix="hotpath-folded-")
+    r = run([target("cpu_ratio"), "1"], env={"HOTPATH_CPU_FOLDED": os.path.join(d, "cpu-%p.folded")})
+    assert r.returncode == 0, r.stderr
+    files = glob.glob(os.path.join(d, "cpu-*.folded"))
+    assert len(files) == 1 and files[0].endswith(f"cpu-{next(iter(r.reports))}.folded"), files
+    assert (os.stat(files[0]).st_mode & 0o777) == 0o600
+    lines = open(files[0]).read().splitlines()
+    counts = {}
+    for line in lines:
+        stack, n = line.rsplit(" ", 1)
+        assert stack and " " not in stack, line
+        counts[stack] = counts.get(stack, 0) + int(n)
+    assert len(counts) == len(lines), "equal stacks are summed into one line"
+    c = cpu(r.report)
+    assert sum(counts.values()) == c["samples_count"]
+    # outermost first, leaf last; the same shares as the report
+    a = sum(n for s, n in counts.items() if s.endswith(";worker;hot_a"))
+    b = sum(n for s, n in counts.items() if s.endswith(";worker;run_hot_b;hot_b"))
+    assert a == fn(r.report, "hot_a")["self_count"] and b == fn(r.report, "hot_b")["self_count"], (a, b)
+    assert abs(100 * a / c["samples_count"] - 75) <= 7

@@ -1,0 +1,386 @@
+"""The live views: the metrics server's endpoints through curl, the auth token, busy ports, the
+per-process registry, what a hostile peer can send, and the Prometheus exposition."""
+import json
+import os
+import socket
+import stat
+import subprocess
+import time
+
+import jsonschema
+
+from harness import SCHEMA, VALIDATOR, clean_env, target
+from live import Live, curl, get_json, raw_status
+
+
+def section_validator(key):
+    schema = dict(SCHEMA["$defs"][key])
+    schema["$defs"] = SCHEMA["$defs"]
+    return jsonschema.Draft202012Validator(schema)
+
+
+def wait_for(fn, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v or time.monotonic() > deadline:
+            return v
+        time.sleep(0.05)
+
+
+def test_every_endpoint_serves_its_view_in_the_exit_report_shape():
+    with Live() as p:
+        assert p.entry and p.entry["pid"] == p.pid and p.entry["token_required"] is False
+        time.sleep(0.6)                                   # a couple of sampler passes
+        status, st = get_json(p.url("/profiler_status"))
+        assert status == 200
+        assert st["pid"] == p.pid and st["command"].endswith("live") and st["version"]
+        assert st["interval_ms"] == 250 and st["uptime_ns"] > 0 and st["port"] == p.port
+        for key in ("threads", "mutexes", "rw_locks", "io"):
+            status, view = get_json(p.url("/" + key))
+            assert status == 200, key
+            section_validator(key).validate(view)
+        status, threads = get_json(p.url("/threads"))
+        names = sorted(r["name"] for r in threads["rows"])
+        assert names == ["main", "worker"], names        # the server's own thread is not there
+        status, mutexes = get_json(p.url("/mutexes"))
+        assert any(r["name"] == "lock" and r["locks_count"] > 0 for r in mutexes["rows"])
+        status, report = get_json(p.url("/report"))
+        VALIDATOR.validate(report)
+        assert report["pid"] == p.pid and set(report) >= {"threads", "mutexes", "rw_locks", "io"}
+        for key in ("functions_cpu", "functions_alloc"):      # served once the view exists
+            status, head, body = curl(p.url("/" + key))
+            if key in st["views"]:
+                assert status == 200
+                section_validator(key).validate(json.loads(body))
+            else:
+                assert status == 404 and body.count(b"\n") == 1
+                assert json.loads(body)["error"] == f"view not available: {key}"
+        status, head, body = curl(p.url("/nothing"))
+        assert status == 404 and json.loads(body)["error"]
+        status, answer = raw_status(p.port, b"HEAD /threads HTTP/1.1\r\n\r\n")   # headers only
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert status == 200 and body == b"" and int(head.split(b"Content-Length: ")[1].split(b"\r")[0]) > 100
+        status, head, body = curl(p.url("/metrics"))
+        assert status == 200 and "text/plain; version=0.0.4" in head
+
+
+def test_hotpath_report_selects_the_views_served():
+    with Live(env={"HOTPATH_REPORT": "threads"}) as p:
+        assert curl(p.url("/threads"))[0] == 200
+        for key in ("mutexes", "rw_locks", "io", "functions_cpu", "functions_alloc"):
+            status, _, body = curl(p.url("/" + key))
+            assert status == 404 and json.loads(body) == {"error": f"view not available: {key}", "status": 404}
+        status, report = get_json(p.url("/report"))
+        assert "threads" in report and "mutexes" not in report
+
+
+def test_metrics_are_valid_prometheus_text():
+    with Live() as p:
+        time.sleep(0.6)
+        status, _, body = curl(p.url("/metrics"))
+        assert status == 200
+        check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+        text = body.decode()
+        for family in ("hotpath_uptime_seconds", "hotpath_rss_bytes", "hotpath_threads",
+                       "hotpath_thread_cpu_seconds_total", "hotpath_thread_cpu_percent",
+                       "hotpath_thread_alloc_bytes_total", "hotpath_thread_dealloc_bytes_total",
+                       "hotpath_alloc_bytes_total", "hotpath_dealloc_bytes_total",
+                       "hotpath_mutex_acquisitions_total", "hotpath_mutex_wait_seconds",
+                       "hotpath_mutex_hold_seconds", "hotpath_io_ops_total", "hotpath_io_bytes_total",
+                       "hotpath_io_op_seconds"):
+            assert f"# TYPE {family} " in text, family
+        assert f'hotpath_thread_cpu_seconds_total{{tid="' in text and 'name="worker",mode="user"' in text
+        assert 'hotpath_threads 2\n' in text
+        assert 'hotpath_io_bytes_total{name="/dev/null",kind="char",op="write"}' in text
+        assert 'hotpath_mutex_hold_seconds_bucket{mutex="lock",le="+Inf"}' in text
+
+
+def test_auth_token_is_required_and_compared():
+    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "s3cret"}) as p:
+        assert p.entry["token_required"] is True and p.entry["token"] is None
+        status, head, body = curl(p.url("/threads"))
+        assert status == 401 and json.loads(body)["error"] == "token required"
+        assert curl(p.url("/threads"), "-H", "Authorization: wrong")[0] == 401
+        assert curl(p.url("/threads"), "-H", "Authorization: s3cre")[0] == 401
+        assert curl(p.url("/threads"), "-H", "Authorization: s3cret")[0] == 200
+        assert curl(p.url("/metrics"), "-H", "Authorization: Bearer s3cret")[0] == 200
+
+
+def test_auth_token_auto_lives_only_in_the_private_registry_file():
+    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "auto"}) as p:
+        token = p.entry["token"]
+        assert p.entry["token_required"] is True and len(token) == 32
+        assert stat.S_IMODE(os.stat(p.registry).st_mode) == 0o700
+        path = os.path.join(p.registry, f"{p.pid}.json")
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert curl(p.url("/threads"))[0] == 401
+        assert curl(p.url("/threads"), "-H", f"Authorization: Bearer {token}")[0] == 200
+
+
+def test_bad_token_refused_at_start_with_one_line_and_no_server():
+    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "has space"}, served=False) as p:
+        assert p.entry is None                            # no server, nothing registered
+        err = p.stop()
+    lines = [l for l in err.decode().splitlines() if l.startswith("hotpath:")]
+    assert len(lines) == 1 and "HOTPATH_METRICS_AUTH_TOKEN" in lines[0] and "has space" not in lines[0]
+
+
+def test_server_off():
+    with Live(env={"HOTPATH_METRICS_SERVER_OFF": "true"}, served=False) as p:
+        assert p.entry is None
+        assert not os.path.exists(os.path.join(p.registry, f"{p.pid}.json"))
+
+
+def test_busy_port_explicit_says_so_default_is_silent():
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        with Live(env={"HOTPATH_METRICS_PORT": str(port)}) as p:
+            assert p.port and p.port != port
+            assert curl(p.url("/threads"))[0] == 200
+            err = p.stop()
+        lines = [l for l in err.decode().splitlines() if l.startswith("hotpath:")]
+        assert len(lines) == 1 and f"metrics port {port}" in lines[0], err
+    finally:
+        busy.close()
+    # two processes on the default port: the second takes another one, silently
+    with Live() as a, Live(runtime=a.runtime) as b:
+        assert a.port and b.port and a.port != b.port
+        assert get_json(a.url("/profiler_status"))[1]["pid"] == a.pid
+        assert get_json(b.url("/profiler_status"))[1]["pid"] == b.pid
+        err = b.stop()
+        assert b"hotpath:" not in err, err
+        listed = subprocess.run([os.path.join(os.path.dirname(target("x")), "..", "..", "hotpath-run.sh"),
+                                 "prometheus-targets"], env=clean_env({"XDG_RUNTIME_DIR": a.runtime}, preload=False),
+                                capture_output=True)
+        groups = json.loads(listed.stdout)
+        assert [g["labels"]["pid"] for g in groups] == [str(a.pid)]    # b exited: not listed
+
+
+def test_registry_file_removed_at_exit_and_stale_ones_cleaned():
+    with Live(("live", "300")) as p:
+        path = os.path.join(p.registry, f"{p.pid}.json")
+        assert os.path.exists(path)
+        stale = os.path.join(p.registry, "999999999.json")
+        p.proc.wait(10)
+        assert not os.path.exists(path)
+        with open(stale, "w") as f:
+            f.write("{}")
+        with Live(runtime=p.runtime) as q:
+            assert q.entry
+            assert not os.path.exists(stale)
+
+
+def test_fork_child_serves_itself():
+    with Live(("live", "30000", "fork")) as p:
+        # two "ready" lines: the parent's and the child's
+        line = p.proc.stdout.readline().decode()
+        pids = {p.pid, int(line.split()[1])}
+        assert len(pids) == 2
+        entries = {}
+        for pid in pids:
+            path = os.path.join(p.registry, f"{pid}.json")
+            assert wait_for(lambda: os.path.exists(path))
+            entries[pid] = json.load(open(path))
+        assert entries[p.pid]["port"] != [e for k, e in entries.items() if k != p.pid][0]["port"]
+        for pid, e in entries.items():
+            status, st = get_json(f"http://127.0.0.1:{e['port']}/profiler_status")
+            assert st["pid"] == pid
+        child = next(pid for pid in pids if pid != p.pid)
+        os.kill(child, 15)
+
+
+def test_program_closing_every_descriptor_gets_the_server_back():
+    with Live(("live", "30000", "closeall")) as p:
+        def answers():
+            try:
+                return curl(p.url("/profiler_status"), timeout=2)[0] == 200
+            except AssertionError:
+                return False
+        assert wait_for(answers, 8)
+
+
+def test_bad_requests_get_their_status():
+    with Live() as p:
+        status, answer = raw_status(p.port, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
+        assert status == 431
+        status, answer = raw_status(p.port, b"GET / HTTP/1.1\r\n" + b"X-Pad: " + b"b" * 9000 + b"\r\n\r\n")
+        assert status == 431
+        assert raw_status(p.port, b"hello there\r\n\r\n")[0] == 400
+        assert raw_status(p.port, b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\n")[0] == 400
+        assert raw_status(p.port, b"POST /threads HTTP/1.1\r\nContent-Length: 0\r\n\r\n")[0] == 405
+        assert raw_status(p.port, b"DELETE / HTTP/1.1\r\n\r\n")[0] == 405
+        status, answer = raw_status(p.port, b"GET /threads HTTP/1.1\r\n\r\n")
+        assert status == 200 and answer.endswith(b"}\n")
+
+
+def test_silent_and_stuck_clients_time_out_without_blocking_others():
+    with Live() as p:
+        silent = [socket.create_connection(("127.0.0.1", p.port)) for _ in range(3)]
+        partial = socket.create_connection(("127.0.0.1", p.port))
+        partial.sendall(b"GET /thr")
+        start = time.monotonic()
+        assert curl(p.url("/threads"))[0] == 200
+        assert time.monotonic() - start < 2
+        # a client that asks for a lot and never reads
+        greedy = socket.create_connection(("127.0.0.1", p.port))
+        greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        greedy.sendall(b"GET /report HTTP/1.1\r\n\r\n")
+        assert curl(p.url("/io"))[0] == 200
+        silent[0].settimeout(10)
+        start = time.monotonic()
+        assert silent[0].recv(1) == b""                    # closed by the server after its timeout
+        assert time.monotonic() - start < 8
+        for s in silent + [partial, greedy]:
+            s.close()
+        assert p.proc.poll() is None
+
+
+def test_a_thousand_connections_hold_few_descriptors():
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    try:
+        with Live() as p:
+            conns = []
+            for _ in range(1000):
+                s = socket.socket()
+                s.setblocking(False)
+                s.connect_ex(("127.0.0.1", p.port))
+                conns.append(s)
+            time.sleep(0.5)
+            held = [os.readlink(f"/proc/{p.pid}/fd/{f}") for f in os.listdir(f"/proc/{p.pid}/fd")]
+            sockets = [h for h in held if h.startswith("socket:")]
+            assert len(sockets) <= 9, held               # the listener and 8 connections at most
+            for s in conns:
+                s.close()
+            def answers():
+                try:
+                    return curl(p.url("/threads"), timeout=3)[0] == 200
+                except AssertionError:
+                    return False
+            assert wait_for(answers, 15)
+            assert p.proc.poll() is None
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_abrupt_disconnects_mid_response_never_raise_sigpipe():
+    with Live() as p:
+        for _ in range(20):
+            s = socket.create_connection(("127.0.0.1", p.port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.sendall(b"GET /report HTTP/1.1\r\n\r\n")
+            s.close()                                       # RST while the server writes
+        time.sleep(0.3)
+        assert p.proc.poll() is None                        # SIGPIPE would have killed it
+        assert curl(p.url("/threads"))[0] == 200
+
+
+def test_real_prometheus_scrapes_two_profiled_processes_via_file_sd():
+    import shutil
+    import tempfile
+    import urllib.parse
+    import urllib.request
+    from harness import RUN
+    from live import free_port
+    prometheus = shutil.which("prometheus")
+    assert prometheus, "the prometheus package is not installed (scripts/install-deps.sh)"
+    with Live() as a, Live(runtime=a.runtime) as b, tempfile.TemporaryDirectory() as d:
+        targets = subprocess.run([RUN, "prometheus-targets"], capture_output=True, check=True,
+                                 env=clean_env({"XDG_RUNTIME_DIR": a.runtime}, preload=False)).stdout
+        groups = json.loads(targets)
+        assert sorted(int(g["labels"]["pid"]) for g in groups) == sorted([a.pid, b.pid])
+        with open(os.path.join(d, "targets.json"), "wb") as f:
+            f.write(targets)
+        with open(os.path.join(d, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: hotpath\n    file_sd_configs:\n"
+                    f"      - files: ['{d}/targets.json']\n")
+        port = free_port()
+        server = subprocess.Popen([prometheus, f"--config.file={d}/prometheus.yml",
+                                   f"--storage.tsdb.path={d}/data", f"--web.listen-address=127.0.0.1:{port}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            query = urllib.parse.quote('count by (pid) (hotpath_thread_cpu_seconds_total{name="worker"})')
+            url = f"http://127.0.0.1:{port}/api/v1/query?query={query}"
+
+            def both():
+                try:
+                    answer = json.load(urllib.request.urlopen(url, timeout=2))
+                except OSError:
+                    return None
+                found = {int(r["metric"]["pid"]) for r in answer["data"]["result"]}
+                return found if found == {a.pid, b.pid} else None
+            assert wait_for(both, 40) == {a.pid, b.pid}
+        finally:
+            server.terminate()
+            server.wait(20)
+            server.stderr.close()
+
+
+def test_grafana_dashboard_uses_only_metrics_that_exist():
+    import re
+    from harness import ROOT
+    dash = json.load(open(os.path.join(ROOT, "grafana", "hotpath-dashboard.json")))
+    exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    used = {re.sub(r"_(bucket|sum|count)$", "", m) for e in exprs for m in re.findall(r"hotpath_[a-z_]+", e)}
+    with Live() as p:
+        time.sleep(0.6)
+        text = curl(p.url("/metrics"))[2].decode()
+    families = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+    assert used and used <= families, used - families
+
+
+def test_scrapes_leave_the_programs_figures_alone():
+    with Live() as p:
+        time.sleep(0.4)
+        before = get_json(p.url("/report"))[1]
+        for path in ("/metrics", "/report", "/threads", "/io", "/mutexes") * 6:
+            assert curl(p.url(path))[0] == 200
+        after = get_json(p.url("/report"))[1]
+        main_before = next(r for r in before["threads"]["rows"] if r["name"] == "main")
+        main_after = next(r for r in after["threads"]["rows"] if r["name"] == "main")
+        for key in ("alloc_bytes", "alloc_count", "dealloc_bytes", "io_count"):
+            assert main_before[key] == main_after[key], key     # main only waits in pthread_join
+        assert sorted(r["name"] for r in after["threads"]["rows"]) == ["main", "worker"]
+        names = [r["name"] for r in after["io"]["resources"]]
+        assert not any("127.0.0.1" in n or n.startswith("socket") or "tcp" in n for n in names), names
+        assert sum(r.get("locks_count", 0) for r in after["mutexes"]["rows"]) >= 0
+
+
+def test_exec_into_an_unprofiled_image_leaves_the_registry():
+    import tempfile
+    with tempfile.TemporaryDirectory() as runtime:
+        env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": runtime,
+                         "HOTPATH_NO_CHILDREN": "true"})
+        # the shell is profiled, registers, then execs sleep without the library
+        p = subprocess.Popen(["sh", "-c", "echo ready; exec sleep 3"], env=env, stdout=subprocess.PIPE)
+        try:
+            assert p.stdout.readline() == b"ready\n"
+            path = os.path.join(runtime, "hotpath", f"{p.pid}.json")
+            assert wait_for(lambda: not os.path.exists(path), 3)
+            time.sleep(0.3)
+            assert not os.path.exists(path)
+        finally:
+            p.kill()
+            p.wait()
+            p.stdout.close()
+        # a profiled image after exec registers itself under the same pid
+        env.pop("HOTPATH_NO_CHILDREN")
+        p = subprocess.Popen(["sh", "-c", f"exec {target('live')} 3000"], env=env, stdout=subprocess.PIPE)
+        try:
+            assert p.stdout.readline().startswith(b"ready")
+            path = os.path.join(runtime, "hotpath", f"{p.pid}.json")
+            assert wait_for(lambda: os.path.exists(path), 3)
+            entry = json.load(open(path))
+            assert entry["command"].endswith("live")
+            assert get_json(f"http://127.0.0.1:{entry['port']}/profiler_status")[1]["pid"] == p.pid
+        finally:
+            p.kill()
+            p.wait()
+            p.stdout.close()
