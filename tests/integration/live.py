@@ -34,6 +34,7 @@ class Live:
         line = self.proc.stdout.readline().decode()
         assert line.startswith("ready"), (line, self.proc.stderr.read() if self.proc.poll() is not None else b"")
         self.pid = self.proc.pid
+        self.first_ready = int(line.split()[1])   # a fork child may print first
         self.entry = wait_entry(self.runtime, self.pid, 5.0 if served else 0.5)
 
     @property

@@ -177,10 +177,12 @@ def test_registry_file_removed_at_exit_and_stale_ones_cleaned():
 
 def test_fork_child_serves_itself():
     with Live(("live", "30000", "fork")) as p:
-        # two "ready" lines: the parent's and the child's
-        line = p.proc.stdout.readline().decode()
-        pids = {p.pid, int(line.split()[1])}
-        assert len(pids) == 2
+        # two "ready" lines, the parent's and the child's, in either order: one was read already
+        pids = {p.pid, p.first_ready}
+        while len(pids) < 2:
+            line = p.proc.stdout.readline().decode()
+            assert line.startswith("ready"), line
+            pids.add(int(line.split()[1]))
         entries = {}
         for pid in pids:
             path = os.path.join(p.registry, f"{pid}.json")
