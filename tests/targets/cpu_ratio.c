@@ -1,7 +1,9 @@
 /* cpu_ratio — known truth for the CPU profile: a worker thread spends 3/4 of its CPU in the static
  * function hot_a (this file) and 1/4 in the static function hot_b (tests/targets/cpu/cpu_ratio_b.c,
  * another compilation unit): the same loop body, 3 and 1 units of work a round, until the thread
- * has burned CPU_SECONDS of CPU (argv[1], default 4). Built with frame pointers, no inlining. */
+ * has burned CPU_SECONDS of CPU (argv[1], default 4). Rounds are short (about 0.1 ms) next to the
+ * kernel tick that paces CPU-time timers, so samples cannot alias with them. Built with frame
+ * pointers, no inlining. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -14,7 +16,7 @@ uint64_t run_hot_b(uint64_t units);      /* cpu_ratio_b.c: calls its static hot_
 static __attribute__((noinline)) uint64_t hot_a(uint64_t units)
 {
     volatile uint64_t acc = 0;
-    for (uint64_t i = 0; i < units * 200000; i++) acc = acc * 6364136223846793005ull + i;
+    for (uint64_t i = 0; i < units * 20000; i++) acc = acc * 6364136223846793005ull + i;
     return acc;
 }
 
