@@ -16,6 +16,11 @@ int hp_platform_gettid(void);
 /* A close-on-exec duplicate of fd placed high, above the program's usual range (DESIGN.md rule
  * 12); -1 when RLIMIT_NOFILE is too small to spare one (under 256) or the dup fails. */
 int hp_platform_dup_high(int fd);
+/* Start one of the profiler's own threads: detached, every signal blocked (DESIGN.md rule 10),
+ * a small stack. 0 on success. */
+int hp_platform_start_thread(void *(*fn)(void *));
+/* Write all of a buffer with raw syscalls (EINTR retried); gives up on any other error. */
+void hp_platform_write_all(int fd, const char *p, size_t n);
 /* Move a descriptor the profiler made (or a library it uses made for it) high; keeps it where
  * it is when it cannot be moved. */
 void hp_platform_move_high(int *fd);

@@ -3,7 +3,10 @@
 #define _GNU_SOURCE
 #include "platform.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -130,4 +133,31 @@ void hp_platform_move_high(int *fd)
     if (high < 0) return;
     syscall(SYS_close, *fd);
     *fd = high;
+}
+
+int hp_platform_start_thread(void *(*fn)(void *))
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t th;
+    int err = pthread_create(&th, &attr, fn, NULL);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err ? -1 : 0;
+}
+
+void hp_platform_write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        n -= (size_t)w;
+    }
 }

@@ -275,18 +275,7 @@ static void *sampler_main(void *arg)
 
 static int launch(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
-    pthread_t th;
-    int err = pthread_create(&th, &attr, sampler_main, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (err) return -1;
+    if (hp_platform_start_thread(sampler_main) != 0) return -1;
     atomic_store(&launched, 1);
     return 0;
 }

@@ -493,18 +493,7 @@ static void make_token(void)
 
 static int launch(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
-    pthread_t th;
-    int err = pthread_create(&th, &attr, server_main, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return err ? -1 : 0;
+    return hp_platform_start_thread(server_main);
 }
 
 static void start(int clean_stale)

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../collectors/platform.h"
 #include "buf.h"
 #include "json.h"
 #include "report.h"
@@ -44,16 +45,6 @@ static void file_path(char *out, size_t size, int pid, const char *suffix)
     snprintf(out, size, "%s/%d.json%s", dir, pid, suffix);
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        long w = syscall(SYS_write, fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
 
 int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t start_unix_ms,
                       int token_needed, const char *token)
@@ -81,7 +72,7 @@ int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t star
     syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
     int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
-        if (b.data && !b.failed) write_all(fd, b.data, b.len);
+        if (b.data && !b.failed) hp_platform_write_all(fd, b.data, b.len);
         syscall(SYS_close, fd);
         if (b.data && !b.failed && syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path) == 0) rc = 0;
         else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);

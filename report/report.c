@@ -202,16 +202,6 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
     for (unsigned i = 0; i < n; i++) t[i].section->release(t[i].snap);
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        long w = syscall(SYS_write, fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
 
 /* Our copy of stderr, unless the program closed it (close_range, closefrom) and the number now
  * belongs to another file of its own: then fd 2 as it stands. */
@@ -226,7 +216,7 @@ static int stderr_fd(void)
 
 static void warn(const char *msg)
 {
-    write_all(stderr_fd(), msg, strlen(msg));
+    hp_platform_write_all(stderr_fd(), msg, strlen(msg));
 }
 
 /* Where the report goes; *owned when the caller must close it. */
@@ -268,7 +258,7 @@ void hp_report_checkpoint(void)
     int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
-        if (out.data && !out.failed) write_all(fd, out.data, out.len);
+        if (out.data && !out.failed) hp_platform_write_all(fd, out.data, out.len);
         syscall(SYS_close, fd);
         if (out.data && !out.failed) syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path);
         else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
@@ -285,7 +275,7 @@ void hp_report_write_final(void)
         struct hp_buf out = { 0 };
         hp_report_render(&out, hp_config.format, hp_config.sections);
         int owned, fd = open_output(&owned);
-        if (out.data) write_all(fd, out.data, out.len);
+        if (out.data) hp_platform_write_all(fd, out.data, out.len);
         if (owned) syscall(SYS_close, fd);
         hp_buf_free(&out);
     }
