@@ -23,8 +23,10 @@ def test_three_to_one_shares():
     assert c["enabled"] and c["off_reason"] is None and c["hz"] == 99, c
     assert 330 <= c["samples_count"] <= 460, c["samples_count"]
     a, b = fn(r.report, "hot_a"), fn(r.report, "hot_b")
-    assert abs(a["self_percent"] - 75) <= 7, a
-    assert abs(b["self_percent"] - 25) <= 7, b
+    # shares of the two functions (the clock reads between rounds take a percent or two besides)
+    share_a = 100 * a["self_count"] / (a["self_count"] + b["self_count"])
+    assert abs(share_a - 75) <= 7, (a, b)
+    assert a["self_percent"] + b["self_percent"] >= 90, (a, b)
     assert a["module"] == "cpu_ratio" and b["module"] == "cpu_ratio", (a, b)
     # the stack: hot_b under run_hot_b, both under worker (frames above the leaf are found)
     assert fn(r.report, "run_hot_b")["total_count"] >= b["self_count"]
