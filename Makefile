@@ -31,7 +31,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
 
-.PHONY: all deps demo test unit unit-asan integration bench bench-real install clean check-build-deps
+.PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
 .PHONY: fuzz
 
 CONSOLE := $(BUILD)/hotpath-console
@@ -53,6 +53,9 @@ check-build-deps:
 
 deps:
 	@scripts/install-deps.sh
+
+deps-build:
+	@scripts/install-deps.sh build
 
 # ---- the live console: its own process (ncurses, jansson) ----
 CONSOLE_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
@@ -102,7 +105,7 @@ $(BUILD)/targets/cpu_ratio: tests/targets/cpu_ratio.c tests/targets/cpu/cpu_rati
 	@$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 $(WARN) -pthread $^ -o $@
 
 # ---- demo ----
-demo: deps $(LIB) $(BUILD)/targets/demo
+demo: deps-build $(LIB) $(BUILD)/targets/demo
 	./hotpath-run.sh $(BUILD)/targets/demo
 
 # ---- tests ----

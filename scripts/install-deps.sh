@@ -1,12 +1,15 @@
 #!/bin/sh
-# install-deps.sh — install the Debian packages hotpath builds, tests and benchmarks with.
+# install-deps.sh — install the Debian packages hotpath builds, tests and benchmarks with
+# (`install-deps.sh build`: only what building libhotpath.so and the demo needs).
 # As root it installs what is missing; otherwise it names what is missing and fails.
 set -eu
 
-PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 check libsubunit-dev
+BUILD_PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0"
+PACKAGES="$BUILD_PACKAGES check libsubunit-dev
 python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4
 libncurses-dev libjansson-dev tmux prometheus clang
 redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk"
+[ "${1:-all}" = build ] && PACKAGES=$BUILD_PACKAGES
 
 missing=""
 for p in $PACKAGES; do
