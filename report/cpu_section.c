@@ -95,6 +95,26 @@ static uint32_t pow2_at_least(uint64_t n)
     return p;
 }
 
+/* Maps sized for every address the stack table holds (a NULL array means out of memory). */
+static struct maps maps_for(struct hp_stacks *t)
+{
+    uint64_t words = atomic_load(&t->store_used);
+    struct maps m = { 0 };
+    m.addr_mask = pow2_at_least(2 * (words < t->store_words ? words : t->store_words) + 2) - 1;
+    m.fn_mask = m.addr_mask;
+    m.addr_keys = hp_alloc(sizeof *m.addr_keys * (m.addr_mask + 1));
+    m.addr_vals = hp_alloc(sizeof *m.addr_vals * (m.addr_mask + 1));
+    m.fn_slots = hp_alloc(sizeof *m.fn_slots * (m.fn_mask + 1));
+    return m;
+}
+
+static void maps_free(struct maps *m)
+{
+    hp_free(m->addr_keys);
+    hp_free(m->addr_vals);
+    hp_free(m->fn_slots);
+}
+
 static int64_t intern_fn(struct cpu_snap *s, struct maps *m, const char *name, const char *module)
 {
     uint64_t h = str_hash(name, module);
@@ -184,13 +204,7 @@ static void build(struct cpu_snap *s)
 {
     struct hp_stacks *t = s->v.table;
     uint32_t n = hp_stacks_count(t);
-    uint64_t words = atomic_load(&t->store_used);
-    struct maps m = { 0 };
-    m.addr_mask = pow2_at_least(2 * (words < t->store_words ? words : t->store_words) + 2) - 1;
-    m.fn_mask = m.addr_mask;
-    m.addr_keys = hp_alloc(sizeof *m.addr_keys * (m.addr_mask + 1));
-    m.addr_vals = hp_alloc(sizeof *m.addr_vals * (m.addr_mask + 1));
-    m.fn_slots = hp_alloc(sizeof *m.fn_slots * (m.fn_mask + 1));
+    struct maps m = maps_for(t);
     struct hp_syms *syms = hp_syms_open();
     uint64_t counted = s->v.other;   /* the samples this snapshot holds (a drain may be under way) */
     if (m.addr_keys && m.addr_vals && m.fn_slots && syms) {
@@ -223,9 +237,7 @@ static void build(struct cpu_snap *s)
         }
     }
     hp_syms_close(syms);
-    hp_free(m.addr_keys);
-    hp_free(m.addr_vals);
-    hp_free(m.fn_slots);
+    maps_free(&m);
     s->v.samples = counted;
 
     /* merge the pairs per (function, thread); sum per function */
@@ -391,13 +403,7 @@ int hp_cpu_folded(struct hp_buf *out)
     if (!s.v.table) return -1;
     struct hp_stacks *t = s.v.table;
     uint32_t n = hp_stacks_count(t);
-    uint64_t words = atomic_load(&t->store_used);
-    struct maps m = { 0 };
-    m.addr_mask = pow2_at_least(2 * (words < t->store_words ? words : t->store_words) + 2) - 1;
-    m.fn_mask = m.addr_mask;
-    m.addr_keys = hp_alloc(sizeof *m.addr_keys * (m.addr_mask + 1));
-    m.addr_vals = hp_alloc(sizeof *m.addr_vals * (m.addr_mask + 1));
-    m.fn_slots = hp_alloc(sizeof *m.fn_slots * (m.fn_mask + 1));
+    struct maps m = maps_for(t);
     struct folded_line *lines = hp_alloc(sizeof *lines * (n + 1));
     struct hp_syms *syms = hp_syms_open();
     struct hp_buf text = { 0 };
@@ -437,9 +443,7 @@ int hp_cpu_folded(struct hp_buf *out)
     hp_syms_close(syms);
     hp_buf_free(&text);
     hp_free(lines);
-    hp_free(m.addr_keys);
-    hp_free(m.addr_vals);
-    hp_free(m.fn_slots);
+    maps_free(&m);
     hp_free(s.fns);
     return r;
 }
