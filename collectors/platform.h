@@ -8,6 +8,9 @@
 
 #include "procfs.h"
 
+/* Call visit with each entry name of an open directory (raw getdents64, no allocation) until it
+ * returns nonzero; -1 then, 0 at the end. */
+int hp_platform_scan_dir(int fd, int (*visit)(const char *name, void *ctx), void *ctx);
 /* Thread ids of this process, into a growing array owned by the caller (hp_realloc). */
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);

@@ -50,34 +50,48 @@ struct linux_dirent64 {
     char d_name[];
 };
 
+int hp_platform_scan_dir(int fd, int (*visit)(const char *name, void *ctx), void *ctx)
+{
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (got <= 0) return 0;
+        for (long off = 0; off < got;) {
+            struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+            off += d->d_reclen;
+            if (visit(d->d_name, ctx) != 0) return -1;
+        }
+    }
+}
+
+struct task_list { int **tids; size_t *n, *cap; };
+
+static int add_task(const char *name, void *ctx)
+{
+    struct task_list *l = ctx;
+    int tid = 0;
+    if (*name < '0' || *name > '9') return 0;
+    for (; *name >= '0' && *name <= '9'; name++) tid = tid * 10 + (*name - '0');
+    if (*l->n == *l->cap) {
+        size_t ncap = *l->cap ? *l->cap * 2 : 64;
+        int *grown = hp_realloc(*l->tids, ncap * sizeof **l->tids);
+        if (!grown) return -1;
+        *l->tids = grown;
+        *l->cap = ncap;
+    }
+    (*l->tids)[(*l->n)++] = tid;
+    return 0;
+}
+
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
 {
     int fd = sys_open("/proc/self/task", O_DIRECTORY);
     if (fd < 0) return -1;
-    char buf[4096] __attribute__((aligned(8)));
     *n = 0;
-    for (;;) {
-        long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
-        if (got <= 0) break;
-        for (long off = 0; off < got;) {
-            struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-            off += d->d_reclen;
-            int tid = 0;
-            const char *c = d->d_name;
-            if (*c < '0' || *c > '9') continue;
-            for (; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
-            if (*n == *cap) {
-                size_t ncap = *cap ? *cap * 2 : 64;
-                int *grown = hp_realloc(*tids, ncap * sizeof **tids);
-                if (!grown) { sys_close(fd); return -1; }
-                *tids = grown;
-                *cap = ncap;
-            }
-            (*tids)[(*n)++] = tid;
-        }
-    }
+    struct task_list l = { tids, n, cap };
+    int r = hp_platform_scan_dir(fd, add_task, &l);
     sys_close(fd);
-    return 0;
+    return r;
 }
 
 int hp_platform_task_stat(int tid, struct hp_task_stat *out)

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "process_file.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,33 +88,24 @@ void hp_procfile_remove(int pid)
     syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }
 
-struct linux_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
+/* A registry file (<pid>.json or its .tmp) of a process that no longer exists is removed. */
+static int clean_entry(const char *name, void *ctx)
+{
+    int dirfd = *(int *)ctx;
+    char *end;
+    long pid = strtol(name, &end, 10);
+    if (pid <= 0 || end == name || (strcmp(end, ".json") != 0 && strcmp(end, ".json.tmp") != 0))
+        return 0;
+    if (syscall(SYS_kill, (pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    syscall(SYS_unlinkat, dirfd, name, 0);
+    return 0;
+}
 
 void hp_procfile_clean_stale(void)
 {
     if (!dir[0]) return;
     int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return;
-    char buf[4096] __attribute__((aligned(8)));
-    for (;;) {
-        long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-        if (n <= 0) break;
-        for (long off = 0; off < n;) {
-            struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-            off += d->d_reclen;
-            char *end;
-            long pid = strtol(d->d_name, &end, 10);
-            if (pid <= 0 || end == d->d_name || (strcmp(end, ".json") != 0 && strcmp(end, ".json.tmp") != 0))
-                continue;
-            if (syscall(SYS_kill, (pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-            syscall(SYS_unlinkat, fd, d->d_name, 0);
-        }
-    }
+    hp_platform_scan_dir(fd, clean_entry, &fd);
     syscall(SYS_close, fd);
 }
