@@ -1,4 +1,5 @@
-/* clock.h — timestamps for the profiler: monotonic wall time and CPU time of any thread. */
+/* clock.h — timestamps for the profiler: monotonic wall time and CPU time of any thread (clock.c;
+ * macOS: clock_darwin.c, and a thread's CPU time from the sampler's Mach listing). */
 #ifndef HP_CLOCK_H
 #define HP_CLOCK_H
 

@@ -6,8 +6,10 @@
 
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+#if !defined(__APPLE__)
+#include <sys/syscall.h>
+#endif
 
 #include "spinlock.h"
 
@@ -21,10 +23,21 @@ static uint64_t live;
 static int grow(void)
 {
     size_t ncap = cap ? cap * 2 : 4096 / sizeof *regions;
+#if defined(__APPLE__)
+    /* no mremap; and a call from the interposing image itself is never interposed */
+    void *p = mmap(NULL, ncap * sizeof *regions, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    if (regions) {
+        memcpy(p, regions, cap * sizeof *regions);
+        munmap(regions, cap * sizeof *regions);
+    }
+    long r = (long)p;
+#else
     long r = regions ? syscall(SYS_mremap, regions, cap * sizeof *regions, ncap * sizeof *regions, MREMAP_MAYMOVE)
                      : syscall(SYS_mmap, NULL, ncap * sizeof *regions, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (r == -1) return -1;
+#endif
     regions = (struct region *)r;
     cap = ncap;
     return 0;
@@ -44,7 +57,11 @@ static size_t first_after(uintptr_t addr)
 
 static uint64_t page_round(uint64_t len)
 {
+#if defined(__APPLE__) && defined(__aarch64__)
+    uint64_t page = 16384;                /* Apple silicon */
+#else
     uint64_t page = 4096;
+#endif
     return (len + page - 1) & ~(page - 1);
 }
 
@@ -75,7 +92,7 @@ static uint64_t cut(uintptr_t start, uintptr_t end)
     return removed;
 }
 
-void hp_mappings_add(uintptr_t start, uint64_t len)
+uint64_t hp_mappings_add(uintptr_t start, uint64_t len)
 {
     uintptr_t end = start + page_round(len);
     hp_spin_lock(&lock);
@@ -88,6 +105,7 @@ void hp_mappings_add(uintptr_t start, uint64_t len)
         nregions++;
     }
     hp_spin_unlock(&lock);
+    return end - start;
 }
 
 uint64_t hp_mappings_remove(uintptr_t start, uint64_t len)

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-/* A new anonymous region (len rounded up to pages). */
-void hp_mappings_add(uintptr_t start, uint64_t len);
+/* A new anonymous region (len rounded up to pages): its length so rounded. */
+uint64_t hp_mappings_add(uintptr_t start, uint64_t len);
 /* [start, start+len) is unmapped: the anonymous bytes that were in it. */
 uint64_t hp_mappings_remove(uintptr_t start, uint64_t len);
 /* Anonymous bytes mapped now. */

@@ -1,13 +1,14 @@
-/* memory.h — the profiler's own memory: mimalloc (loaded privately, so the program never sees it)
- * for buffers, and whole pages for tables whose addresses must never move. All of it is counted,
- * so the report can state what profiling cost. */
+/* memory.h — the profiler's own memory: a heap the program never sees (memory_heap.h: mimalloc,
+ * loaded privately, on Linux; a malloc zone of its own on macOS) for buffers, and whole pages for
+ * tables whose addresses must never move. All of it is counted, so the report can state what
+ * profiling cost. */
 #ifndef HP_MEMORY_H
 #define HP_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-void hp_memory_init(void);              /* load mimalloc; falls back to glibc's own entry points */
+void hp_memory_init(void);              /* choose the heap (memory_linux.c, memory_darwin.c) */
 void *hp_alloc(size_t n);               /* zeroed; NULL on failure */
 void *hp_realloc(void *p, size_t n);
 void hp_free(void *p);

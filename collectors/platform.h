@@ -1,10 +1,13 @@
 /* platform.h — what the sampler asks of the operating system, behind one small interface
- * (Linux: /proc read with raw syscalls, no stdio and no opendir, which allocate). */
+ * (Linux: /proc read with raw syscalls, no stdio and no opendir, which allocate, in
+ * platform_linux.c; macOS: Mach, in platform_darwin.c). */
 #ifndef HP_PLATFORM_H
 #define HP_PLATFORM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "procfs.h"
 
@@ -29,5 +32,18 @@ void hp_platform_write_all(int fd, const char *p, size_t n);
 void hp_platform_move_high(int *fd);
 /* The calling thread's comm (PR_GET_NAME), 16 bytes with the terminator. */
 void hp_platform_thread_comm(char out[16]);
+/* Sleep while *word == val, at most timeout (NULL: no limit), until hp_platform_wake(word); may
+ * return early. Wake is async-signal-safe (Linux: a futex; macOS: a Mach semaphore per word). */
+void hp_platform_wait(_Atomic uint32_t *word, uint32_t val, const struct timespec *timeout);
+void hp_platform_wake(_Atomic uint32_t *word);
+/* The report's files, past the program's hooks (Linux: raw syscalls; macOS: an interposing
+ * image's own calls are never interposed). open: O_CLOEXEC is added; -1 on failure. */
+int hp_platform_open(const char *path, int flags, int mode);
+void hp_platform_close(int fd);
+void hp_platform_unlink(const char *path);
+int hp_platform_rename(const char *from, const char *to);
+/* "SEGV" for SIGSEGV ("?" when unknown), "ENOENT" for ENOENT ("error" when unknown). */
+const char *hp_platform_signal_name(int sig);
+const char *hp_platform_errno_name(int err);
 
 #endif

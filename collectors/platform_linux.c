@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -149,22 +150,6 @@ void hp_platform_move_high(int *fd)
     *fd = high;
 }
 
-int hp_platform_start_thread(void *(*fn)(void *))
-{
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
-    pthread_t th;
-    int err = pthread_create(&th, &attr, fn, NULL);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return err ? -1 : 0;
-}
-
 void hp_platform_write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -174,4 +159,46 @@ void hp_platform_write_all(int fd, const char *p, size_t n)
         p += w;
         n -= (size_t)w;
     }
+}
+
+void hp_platform_wait(_Atomic uint32_t *word, uint32_t val, const struct timespec *timeout)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
+}
+
+void hp_platform_wake(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+int hp_platform_open(const char *path, int flags, int mode)
+{
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, mode);
+}
+
+void hp_platform_close(int fd)
+{
+    syscall(SYS_close, fd);
+}
+
+void hp_platform_unlink(const char *path)
+{
+    syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+}
+
+int hp_platform_rename(const char *from, const char *to)
+{
+    return (int)syscall(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to);
+}
+
+const char *hp_platform_signal_name(int sig)
+{
+    const char *name = sigabbrev_np(sig);
+    return name ? name : "?";
+}
+
+const char *hp_platform_errno_name(int err)
+{
+    const char *name = strerrorname_np(err);
+    return name ? name : "error";
 }

@@ -4,25 +4,26 @@
 #define _GNU_SOURCE
 #include "sampler.h"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
+#if !defined(__APPLE__)   /* the macOS build has no CPU profile and no metrics server (README.md) */
 #include "cpu_profile.h"
+#include "../report/http_server.h"
+#endif
+#include "history.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
 #include "sort.h"
 #include "spinlock.h"
-#include "../report/http_server.h"
 
 struct reading {
     uint32_t record;
@@ -41,8 +42,9 @@ static struct reading *work;
 static size_t cap_work;
 static char process_comm[16];
 
-/* The sampler sleeps on a futex word and answers a signal's request through another: no file
- * descriptor is held, so a program at its RLIMIT_NOFILE never loses one to the profiler. */
+/* The sampler sleeps on a word (hp_platform_wait: a futex, a Mach semaphore) and answers a
+ * signal's request through another: no file descriptor is held, so a program at its
+ * RLIMIT_NOFILE never loses one to the profiler. */
 static _Atomic uint32_t wake_word, done_word;
 static _Atomic int launched;
 static _Atomic int sampler_tid;
@@ -81,7 +83,11 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 
 int hp_is_profiler_tid(int tid)
 {
+#if defined(__APPLE__)
+    return tid != 0 && tid == atomic_load(&sampler_tid);
+#else
     return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == hp_server_tid());
+#endif
 }
 
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced,
@@ -174,8 +180,12 @@ static size_t known_threads(void)
  * (no descriptor) and leave /proc to the report's last pass. */
 static int may_open_files(void)
 {
+#if defined(__APPLE__)
+    return 1;                           /* Mach takes no descriptor, and lists the threads */
+#else
     struct rlimit rl;
     return getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 256;
+#endif
 }
 
 static void finish_pass(size_t nwork, int with_stat, int final)
@@ -192,7 +202,9 @@ static void finish_pass(size_t nwork, int with_stat, int final)
 void hp_sample(int final)
 {
     hp_spin_lock(&pass_lock);
+#if !defined(__APPLE__)
     hp_cpu_drain();
+#endif
     if (!final && !may_open_files()) {
         hp_registry_lock();
         size_t nwork = known_threads();
@@ -238,32 +250,30 @@ void hp_sampler_figures(struct hp_process_figures *out)
     out->profiler_cpu_ns = 0;
     int tid = atomic_load(&sampler_tid);
     if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
+#if !defined(__APPLE__)
     uint64_t server_ns;                 /* the metrics server's thread is the profiler's too */
     if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &server_ns) == 0) out->profiler_cpu_ns += server_ns;
-}
-
-static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
-{
-    return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
+#endif
 }
 
 static void *sampler_main(void *arg)
 {
     (void)arg;
-    hp_self = hp_registry_profiler_state();
+    hp_set_self(hp_registry_profiler_state());
     atomic_store(&sampler_tid, hp_platform_gettid());
     uint64_t last_checkpoint = hp_now_ns();
     for (;;) {
         struct timespec interval = { hp_config.interval_ms / 1000, (long)(hp_config.interval_ms % 1000) * 1000000 };
-        futex(&wake_word, FUTEX_WAIT, 0, &interval);
+        hp_platform_wait(&wake_word, 0, &interval);
         atomic_store(&wake_word, 0);
         if (atomic_exchange(&report_requested, 0)) {
             report_callback();
             atomic_store(&done_word, 1);
-            futex(&done_word, FUTEX_WAKE, 1, NULL);
+            hp_platform_wake(&done_word);
             continue;
         }
         hp_sample(0);
+        hp_history_record();
         uint64_t now = hp_now_ns();
         if (hp_config.checkpoint_s && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {
             checkpoint_callback();
@@ -297,6 +307,7 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&wake_word, 0);
     atomic_store(&done_word, 0);
     npending = 0;
+    hp_history_reset_in_child();
     launch();
 }
 
@@ -305,13 +316,13 @@ int hp_sampler_report_from_signal(int timeout_ms)
     if (!atomic_load(&launched)) return -1;   /* one launched but not yet running will answer */
     atomic_store(&report_requested, 1);
     atomic_store(&wake_word, 1);
-    futex(&wake_word, FUTEX_WAKE, 1, NULL);
+    hp_platform_wake(&wake_word);
     uint64_t deadline = hp_now_ns() + (uint64_t)timeout_ms * 1000000u;
     while (!atomic_load(&done_word)) {
         uint64_t now = hp_now_ns();
         if (now >= deadline) return -1;
         struct timespec left = { (time_t)((deadline - now) / 1000000000u), (long)((deadline - now) % 1000000000u) };
-        futex(&done_word, FUTEX_WAIT, 0, &left);
+        hp_platform_wait(&done_word, 0, &left);
     }
     return 0;
 }

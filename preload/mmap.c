@@ -52,10 +52,7 @@ HP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
     if (p != MAP_FAILED && (flags & MAP_ANONYMOUS)) {
         int saved = errno;
         struct hp_thread *t = counting();
-        if (t) {
-            hp_mappings_add((uintptr_t)p, len);
-            hp_count(&t->mapped_bytes, pages(len));
-        }
+        if (t) hp_count(&t->mapped_bytes, hp_mappings_add((uintptr_t)p, len));
         errno = saved;
     }
     return p;

@@ -9,10 +9,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "../collectors/clock.h"
 #include "../collectors/cpu_profile.h"
-#include "../collectors/platform.h"
 #include "../collectors/registry.h"
+#include "../collectors/thread_start.h"
 #include "real.h"
 
 static void thread_ends(void *unused)
@@ -31,12 +30,8 @@ static void thread_ends(void *unused)
 
 static void *trampoline(void *arg)
 {
-    uint32_t rec = (uint32_t)(uintptr_t)arg;
-    struct hp_record *r = hp_record_at(rec);   /* written before pthread_create: no lock needed */
-    void *(*fn)(void *) = r->start_fn;
-    void *fn_arg = r->start_arg;
-    hp_self = hp_registry_attach(rec, hp_platform_gettid(), (unsigned long)pthread_self(),
-                                 hp_self_cpu_ns(), hp_now_ns());
+    void *(*fn)(void *), *fn_arg;
+    hp_self = hp_thread_begin(arg, &fn, &fn_arg);
     if (hp_self) hp_self->managed = 1;
     hp_cpu_thread_start(hp_self);
     void *ret;
@@ -51,18 +46,7 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
     hp_resolve();
     struct hp_thread *self = hp_self;
     if (!hp_active || (self && self->guard)) return hp_real.pthread_create(th, attr, fn, arg);
-    int saved = errno;
-    char comm[16];
-    hp_platform_thread_comm(comm);
-    uint32_t rec = hp_registry_reserve(comm, fn, arg);
-    errno = saved;
-    if (rec == HP_NO_RECORD) return hp_real.pthread_create(th, attr, fn, arg);
-    int err = hp_real.pthread_create(th, attr, trampoline, (void *)(uintptr_t)rec);
-    saved = errno;
-    if (err) hp_registry_unreserve(rec);
-    else hp_registry_created(rec, (unsigned long)*th);
-    errno = saved;
-    return err;
+    return hp_thread_create(hp_real.pthread_create, th, attr, fn, arg, trampoline);
 }
 
 HP_EXPORT void pthread_exit(void *ret)

@@ -1,0 +1,46 @@
+/* memory_darwin.c — the heap under the profiler's own memory on macOS (memory_heap.h): a malloc
+ * zone of its own, so none of it comes from, or is counted in, the program's heap (mimalloc is not
+ * part of this build); pages from mmap. Calls from libhotpath.dylib itself are never interposed,
+ * so neither re-enters the hooks. Until hp_memory_init has made the zone, allocations fail. */
+#include "memory.h"
+#include "memory_heap.h"
+
+#include <malloc/malloc.h>
+#include <sys/mman.h>
+
+static malloc_zone_t *zone;
+
+static void *zone_calloc(size_t n, size_t size)
+{
+    return zone ? malloc_zone_calloc(zone, n, size) : NULL;
+}
+
+static void *zone_realloc(void *p, size_t n)
+{
+    return p ? malloc_zone_realloc(zone, p, n) : zone_calloc(1, n);
+}
+
+static void zone_free(void *p)
+{
+    malloc_zone_free(zone, p);
+}
+
+static size_t zone_usable(void *p)
+{
+    return zone->size(zone, p);
+}
+
+struct hp_heap hp_heap = { zone_calloc, zone_realloc, zone_free, zone_usable };
+
+void hp_memory_init(void)
+{
+    if (zone) return;
+    zone = malloc_create_zone(0, 0);
+    if (zone) malloc_set_zone_name(zone, "hotpath");
+}
+
+void *hp_heap_map_pages(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}

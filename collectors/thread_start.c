@@ -1,0 +1,36 @@
+/* thread_start.c — see thread_start.h. */
+#include "thread_start.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "platform.h"
+#include "registry.h"
+
+int hp_thread_create(hp_create_fn create, pthread_t *th, const pthread_attr_t *attr,
+                     void *(*fn)(void *), void *arg, void *(*trampoline)(void *))
+{
+    int saved = errno;
+    char comm[16];
+    hp_platform_thread_comm(comm);
+    uint32_t rec = hp_registry_reserve(comm, fn, arg);
+    errno = saved;
+    if (rec == HP_NO_RECORD) return create(th, attr, fn, arg);
+    int err = create(th, attr, trampoline, (void *)(uintptr_t)rec);
+    saved = errno;
+    if (err) hp_registry_unreserve(rec);
+    else hp_registry_created(rec, (unsigned long)*th);
+    errno = saved;
+    return err;
+}
+
+struct hp_thread *hp_thread_begin(void *trampoline_arg, void *(**fn)(void *), void **arg)
+{
+    uint32_t rec = (uint32_t)(uintptr_t)trampoline_arg;
+    struct hp_record *r = hp_record_at(rec);   /* written before pthread_create: no lock needed */
+    *fn = r->start_fn;
+    *arg = r->start_arg;
+    return hp_registry_attach(rec, hp_platform_gettid(), (unsigned long)pthread_self(),
+                              hp_self_cpu_ns(), hp_now_ns());
+}
