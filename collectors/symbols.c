@@ -15,8 +15,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "demangle.h"
+#include "lines.h"
 #include "memory.h"
 #include "sort.h"
+#include "unloaded.h"
 
 #define MAX_MODULES 128
 
@@ -26,7 +29,9 @@ struct sym {
 };
 
 struct module {
-    const struct link_map *map;
+    const struct link_map *map;   /* a loaded module, or NULL: */
+    uint64_t unloaded;            /* the order of an unloaded one (collectors/unloaded.h) */
+    uintptr_t bias;               /* address - bias = address in the file */
     char path[512];
     void *file;
     size_t file_size;
@@ -37,6 +42,8 @@ struct module {
 struct hp_syms {
     struct module mods[MAX_MODULES];
     unsigned n;
+    struct hp_lines *lines;       /* opened at the first hp_syms_location */
+    int lines_tried;
 };
 
 struct hp_syms *hp_syms_open(void)
@@ -51,6 +58,7 @@ void hp_syms_close(struct hp_syms *s)
         if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
         hp_free(s->mods[i].syms);
     }
+    hp_lines_close(s->lines);
     hp_free(s);
 }
 
@@ -93,9 +101,8 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
     }
 }
 
-static void load_module(struct module *m)
+static void load_module(struct module *m, const char *path)
 {
-    const char *path = m->map->l_name && m->map->l_name[0] ? m->map->l_name : "/proc/self/exe";
     snprintf(m->path, sizeof m->path, "%s", path);
     int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -123,17 +130,27 @@ static void load_module(struct module *m)
     }
 }
 
+/* The module holding addr: a loaded one, else the last unloaded one that held it (a module loaded
+ * since over the same addresses wins: the record answers only what nothing loaded covers). */
 static struct module *module_of(struct hp_syms *s, const void *addr)
 {
     Dl_info info;
     struct link_map *map = NULL;
-    if (!s || !dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) return NULL;
+    struct hp_unloaded u;
+    if (!s) return NULL;
+    if (!dladdr1(addr, &info, (void **)&map, RTLD_DL_LINKMAP)) map = NULL;
+    /* where the profiler's own modules (libdw, for file:line) now lie, the program's code ran
+     * only in a module unloaded before: its record is the answer */
+    if ((!map || hp_unloaded_is_own((uintptr_t)addr)) && hp_unloaded_find((uintptr_t)addr, &u)) map = NULL;
+    else if (!map) return NULL;
     for (unsigned i = 0; i < s->n; i++)
-        if (s->mods[i].map == map) return &s->mods[i];
+        if (map ? s->mods[i].map == map : s->mods[i].unloaded == u.order) return &s->mods[i];
     if (s->n == MAX_MODULES) return NULL;
     struct module *m = &s->mods[s->n++];
     m->map = map;
-    load_module(m);
+    m->unloaded = map ? 0 : u.order;
+    m->bias = map ? map->l_addr : u.bias;
+    load_module(m, !map ? u.path : map->l_name && map->l_name[0] ? map->l_name : "/proc/self/exe");
     return m;
 }
 
@@ -154,6 +171,12 @@ static const struct sym *find(const struct module *m, uintptr_t off)
     return NULL;
 }
 
+/* A symbol's name as reports show it: demangled where it is a C++ name. */
+static void put_name(char *out, size_t size, const char *name)
+{
+    if (!hp_demangle(name, out, size)) snprintf(out, size, "%s", name);
+}
+
 static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
@@ -166,11 +189,14 @@ int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, c
     struct module *m = module_of(s, addr);
     if (!m) return 0;
     *module = m->path;
-    uintptr_t off = (uintptr_t)addr - m->map->l_addr;
+    uintptr_t off = (uintptr_t)addr - m->bias;
     const struct sym *y = find(m, off);
     if (!y) return 0;
-    if (off == y->value) snprintf(name, size, "%s", y->name);
-    else snprintf(name, size, "%s+%lu", y->name, (unsigned long)(off - y->value));
+    put_name(name, size, y->name);
+    if (off != y->value) {
+        size_t len = strlen(name);
+        snprintf(name + len, size - len, "+%lu", (unsigned long)(off - y->value));
+    }
     return 1;
 }
 
@@ -183,9 +209,9 @@ void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t s
         snprintf(name, size, "%p", ret_addr);
         return;
     }
-    uintptr_t off = (uintptr_t)pc - m->map->l_addr;
+    uintptr_t off = (uintptr_t)pc - m->bias;
     const struct sym *y = find(m, off);
-    if (y) snprintf(name, size, "%s", y->name);
+    if (y) put_name(name, size, y->name);
     else snprintf(name, size, "%s+0x%lx", base_name(m->path), (unsigned long)(off + 1));
 }
 
@@ -202,7 +228,20 @@ void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_
     /* the program itself is mapped as /proc/self/exe: name it as it was started */
     const char *mod = strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_short_name : base_name(m->path);
     snprintf(module, module_size, "%s", mod);
-    const struct sym *y = find(m, (uintptr_t)pc - m->map->l_addr);
-    if (y) snprintf(name, size, "%s", y->name);
+    const struct sym *y = find(m, (uintptr_t)pc - m->bias);
+    if (y) put_name(name, size, y->name);
     else snprintf(name, size, "[%s]", module);
+}
+
+int hp_syms_location(struct hp_syms *s, const void *ret_addr, char *file, size_t size, unsigned *line)
+{
+    const char *pc = (const char *)ret_addr - 1;
+    struct module *m = module_of(s, pc);
+    const struct sym *y = m ? find(m, (uintptr_t)pc - m->bias) : NULL;
+    if (!y) return 0;
+    if (!s->lines_tried) {
+        s->lines_tried = 1;
+        s->lines = hp_lines_open();
+    }
+    return hp_lines_find(s->lines, m->path, y->value, file, size, line);
 }

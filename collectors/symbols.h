@@ -1,8 +1,10 @@
 /* symbols.h — names for addresses, made only when a report is written: the module that holds an
- * address (dladdr1) and the nearest symbol from the module's static symbol table (.symtab, which
- * has static variables and functions), else its dynamic one (.dynsym). Module files are mapped
- * read-only with raw syscalls and kept until hp_syms_close. No file:line: that would need the
- * DWARF line tables. */
+ * address (dladdr1; for a module the program has unloaded with dlclose, its record in
+ * collectors/unloaded.h) and the nearest symbol from the module's static symbol table (.symtab,
+ * which has static variables and functions), else its dynamic one (.dynsym); C++ names demangled
+ * (collectors/demangle.h). Module files are mapped read-only with raw syscalls and kept until
+ * hp_syms_close. No malloc from the program's heap, no lock but the loader's. (macOS:
+ * symbols_darwin.c, dladdr, function names only.) */
 #ifndef HP_SYMBOLS_H
 #define HP_SYMBOLS_H
 
@@ -22,5 +24,8 @@ void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t s
  * (`[?]` outside every module), and the module's file name ("" when unknown). */
 void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_t size,
                       char *module, size_t module_size);
+/* Where the function holding a return address is defined in the source: file and line from
+ * DWARF (collectors/lines.h); 1, or 0 where there is none. */
+int hp_syms_location(struct hp_syms *s, const void *ret_addr, char *file, size_t size, unsigned *line);
 
 #endif

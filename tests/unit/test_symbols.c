@@ -1,13 +1,19 @@
 /* test_symbols.c — collectors/symbols.h: names of static data (with offsets) and of functions
- * from the test binary's own static symbol table. */
+ * from the test binary's own static symbol table; demangled C++ names; a module unloaded with
+ * dlclose still named from its record (collectors/unloaded.h); file:line from DWARF. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 
+#include "../../collectors/demangle.h"
 #include "../../collectors/symbols.h"
+#include "../../collectors/unloaded.h"
 #include "unit.h"
 
 static pthread_mutex_t unit_static_locks[4];
 pthread_mutex_t unit_global_lock = PTHREAD_MUTEX_INITIALIZER;
 
+enum { UNIT_STATIC_FUNCTION_LINE = __LINE__ + 1 };
 static __attribute__((noinline)) void *unit_static_function(void)
 {
     return __builtin_return_address(0);
@@ -44,12 +50,118 @@ START_TEST(function_frames)
 }
 END_TEST
 
+START_TEST(demangled_names)
+{
+    char out[128];
+    ck_assert_int_eq(hp_demangle("_ZN2ns3Hot4spinEi", out, sizeof out), 1);
+    ck_assert_str_eq(out, "ns::Hot::spin(int)");
+    ck_assert_int_eq(hp_demangle("_ZN2ns5churnIdEET_S1_", out, sizeof out), 1);
+    ck_assert_str_eq(out, "double ns::churn<double>(double)");
+    ck_assert_int_eq(hp_demangle("_ZNKSt6vectorIiSaIiEE4sizeEv.cold", out, sizeof out), 1);
+    ck_assert_str_eq(out, "std::vector<int, std::allocator<int> >::size() const [clone .cold]");
+    /* cut to the buffer */
+    char small[8];
+    ck_assert_int_eq(hp_demangle("_ZN2ns3Hot4spinEi", small, sizeof small), 1);
+    ck_assert_str_eq(small, "ns::Hot");
+    /* not C++, or not valid: untouched */
+    strcpy(out, "keep");
+    ck_assert_int_eq(hp_demangle("main", out, sizeof out), 0);
+    ck_assert_int_eq(hp_demangle("_Zgarbage", out, sizeof out), 0);
+    ck_assert_str_eq(out, "keep");
+}
+END_TEST
+
+/* A library not loaded yet by this process (a dependency of libdw, so present where hotpath
+ * builds); NULL when it is already loaded and dlclose would not unload it. */
+static void *fresh_library(const char **name)
+{
+    static const char *const names[] = { "libbz2.so.1.0", "liblzma.so.5", "libelf.so.1" };
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+        if (h) {
+            dlclose(h);
+            continue;
+        }
+        if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL))) {
+            *name = names[i];
+            return h;
+        }
+    }
+    return NULL;
+}
+
+START_TEST(unloaded_module_still_named)
+{
+    const char *lib;
+    void *h = fresh_library(&lib);
+    if (!h) return;
+    Dl_info info;
+    struct hp_dl_list *before = hp_unloaded_before();
+    const char *fn = NULL;
+    static const char *const fns[] = { "BZ2_bzlibVersion", "lzma_version_string", "elf_version" };
+    for (unsigned i = 0; i < 3 && !fn; i++)
+        if (dlsym(h, fns[i])) fn = fns[i];
+    ck_assert_ptr_nonnull(fn);
+    const char *addr = (const char *)dlsym(h, fn) + 1;   /* as a return address inside it */
+    ck_assert_int_eq(dlclose(h), 0);
+    hp_unloaded_after(before);
+    ck_assert_int_eq(dladdr(addr, &info), 0);            /* gone from the loader's view */
+    struct hp_unloaded u;
+    ck_assert_int_eq(hp_unloaded_find((uintptr_t)addr, &u), 1);
+    ck_assert(strstr(u.path, lib) != NULL);
+    struct hp_syms *s = hp_syms_open();
+    char name[128], module[64];
+    hp_syms_function(s, addr, name, sizeof name, module, sizeof module);
+    ck_assert_str_eq(name, fn);
+    ck_assert_str_eq(module, lib);
+    hp_syms_close(s);
+    /* a loaded module is never answered from a record */
+    ck_assert_int_eq(hp_unloaded_find((uintptr_t)unit_static_function, &u), 0);
+}
+END_TEST
+
+START_TEST(own_modules_marked)
+{
+    const char *lib;
+    struct hp_dl_list *before = hp_unloaded_before();
+    void *h = fresh_library(&lib);
+    if (!h) {
+        hp_unloaded_mark_own(before);
+        return;
+    }
+    hp_unloaded_mark_own(before);
+    ck_assert_int_eq(hp_unloaded_is_own((uintptr_t)dlsym(h, "BZ2_bzlibVersion") | (uintptr_t)dlsym(h, "lzma_version_string") |
+                                        (uintptr_t)dlsym(h, "elf_version")), 1);
+    ck_assert_int_eq(hp_unloaded_is_own((uintptr_t)unit_static_function), 0);
+}
+END_TEST
+
+START_TEST(function_location)
+{
+    struct hp_syms *s = hp_syms_open();
+    char file[256];
+    unsigned line = 0;
+    /* built with -g: unit_static_function is defined on its line in this file */
+    if (hp_syms_location(s, (const char *)(uintptr_t)unit_static_function + 1, file, sizeof file, &line)) {
+        ck_assert_msg(strstr(file, "test_symbols.c") != NULL, "%s", file);
+        ck_assert_uint_eq(line, UNIT_STATIC_FUNCTION_LINE);
+    } else {
+        ck_assert_msg(dlopen("libdw.so.1", RTLD_NOW | RTLD_NOLOAD) == NULL, "libdw loaded, no location");
+    }
+    hp_syms_close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("symbols");
     TCase *tc = tcase_create("core");
     HP_ADD(tc, static_and_global_data);
     HP_ADD(tc, function_frames);
+    HP_ADD(tc, demangled_names);
+    HP_ADD(tc, unloaded_module_still_named);
+    HP_ADD(tc, own_modules_marked);
+    HP_ADD(tc, function_location);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,128 @@
+"""Names in the CPU profile against known truth: demangled C++ names, a library unloaded with
+dlclose before the report still named, file:line from DWARF, and the SVG flame graph
+(HOTPATH_CPU_FLAMEGRAPH, hotpath-run --flamegraph) parsed as XML."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from harness import RUN, clean_env, run, target, validate
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+CPU_ONLY = {"HOTPATH_REPORT": "functions_cpu"}
+
+
+def functions(report):
+    return {f["name"]: f for f in report["functions_cpu"]["functions"]}
+
+
+def test_cxx_names_are_demangled():
+    # 1.5 s of CPU at 99 Hz, about 150 samples, a third or more in each of the method and the
+    # template: 15 samples each is far below either share
+    r = run([target("cxx_hot"), "1.5"], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    fns = functions(r.report)
+    spin, churn = fns.get("ns::Hot::spin(int)"), fns.get("double ns::churn<double>(double)")
+    assert spin and churn, list(fns)[:10]
+    assert spin["self_count"] >= 15 and churn["self_count"] >= 15, (spin, churn)
+    assert spin["module"] == "cxx_hot"
+    assert not any(name.startswith("_Z") for name in fns), list(fns)
+
+
+def test_report_of_a_dying_process_is_demangled_without_locations():
+    # SIGTERM while the program burns CPU: the report is written while the process dies by a
+    # signal, so no libdw (it mallocs; the thread the signal hit may hold the malloc lock), but
+    # the demangler (stack only) still runs
+    with tempfile.TemporaryDirectory() as d:
+        env = clean_env({**CPU_ONLY, "HOTPATH_OUTPUT_FORMAT": "json",
+                         "HOTPATH_OUTPUT_PATH": os.path.join(d, "r.json")})
+        p = subprocess.Popen([target("cxx_hot"), "30"], env=env, stdout=subprocess.DEVNULL)
+        time.sleep(1.5)
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=30) == -signal.SIGTERM
+        report = validate(json.load(open(os.path.join(d, "r.json"))))
+    assert report["ended_by_signal"] == "SIGTERM"
+    fns = functions(report)
+    assert "ns::Hot::spin(int)" in fns and "double ns::churn<double>(double)" in fns, list(fns)[:10]
+    assert all(f["file"] is None and f["line"] is None for f in fns.values()), fns
+
+
+def test_unloaded_library_still_named():
+    # 1 s of CPU in the library's static plugin_spin, then dlclose, then 0.5 s in the program
+    r = run([target("dl_unload"), "1"], env=CPU_ONLY)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert b"unloaded" in r.stdout
+    fns = functions(r.report)
+    spin = fns.get("plugin_spin")
+    assert spin, list(fns)[:10]
+    assert spin["module"] == "libhp_plugin.so" and spin["self_count"] >= 40, spin
+    assert spin["file"].endswith("tests/targets/dl/plugin_burn.c"), spin   # its DWARF too
+    assert fns["after_unload_spin"]["self_count"] >= 15
+    assert "[?]" not in fns or fns["[?]"]["self_count"] <= 5, fns.get("[?]")
+
+
+def test_file_and_line_from_debug_info():
+    # cpu_ratio is built with -g: hot_a is defined on this line of cpu_ratio.c
+    src = os.path.join(os.path.dirname(os.path.dirname(__file__)), "targets", "cpu_ratio.c")
+    line = next(i for i, l in enumerate(open(src), 1) if "hot_a(uint64_t units)" in l)
+    r = run([target("cpu_ratio"), "0.5"], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    a = functions(r.report)["hot_a"]
+    assert a["file"] and os.path.isabs(a["file"]) and os.path.samefile(a["file"], src), a
+    assert a["line"] == line, (a, line)
+    b = functions(r.report)["hot_b"]
+    assert b["file"].endswith("cpu/cpu_ratio_b.c"), b
+    # no debug information: no location (the vDSO has none)
+    for f in r.report["functions_cpu"]["functions"]:
+        if f["module"] == "linux-vdso.so.1":
+            assert f["file"] is None and f["line"] is None, f
+
+
+def read_svg(path):
+    root = ET.parse(path).getroot()
+    assert root.tag == SVG + "svg", root.tag
+    return root
+
+
+def test_flamegraph_setting():
+    d = tempfile.mkdtemp(prefix="hotpath-flame-")
+    r = run([target("cpu_ratio"), "1"], env={**CPU_ONLY, "HOTPATH_CPU_FLAMEGRAPH": os.path.join(d, "cpu-%p.svg"),
+                                             "HOTPATH_CPU_FOLDED": os.path.join(d, "cpu-%p.folded")})
+    assert r.returncode == 0, r.stderr
+    pid = next(iter(r.reports))
+    svg = os.path.join(d, f"cpu-{pid}.svg")
+    assert (os.stat(svg).st_mode & 0o777) == 0o600
+    root = read_svg(svg)
+    titles = [g.find(SVG + "title").text for g in root.iter(SVG + "g")]
+    assert len(titles) == len(root.findall(f".//{SVG}rect")), "one rect per frame"
+    # the root frame holds every sample of the folded file
+    total = sum(int(l.rsplit(" ", 1)[1]) for l in open(os.path.join(d, f"cpu-{pid}.folded")))
+    assert f"all ({total}, 100.00%)" in titles, titles[-3:]
+    assert any(t.startswith("hot_a (") for t in titles) and any(t.startswith("worker (") for t in titles)
+
+
+def test_hotpath_run_flamegraph():
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([RUN, "--flamegraph", "out.svg", "-f", "json", "-o", os.path.join(d, "r.json"),
+                            target("cxx_hot"), "0.5"],
+                           cwd=d, env=clean_env(CPU_ONLY, preload=False), capture_output=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        validate(json.load(open(os.path.join(d, "r.json"))))
+        root = read_svg(os.path.join(d, "out.svg"))
+        titles = [t.text for t in root.iter(SVG + "title")]
+        assert any(t.startswith("ns::Hot::spin(int) (") for t in titles), titles
+
+
+def test_flamegraph_with_the_profile_off():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "off.svg")
+        r = run([target("cpu_ratio"), "0.1"], env={**CPU_ONLY, "HOTPATH_CPU_FLAMEGRAPH": path, "HOTPATH_CPU_HZ": "0"})
+        assert r.returncode == 0, r.stderr
+        root = read_svg(path)
+        assert not root.findall(f".//{SVG}rect")
+        assert any("HOTPATH_CPU_HZ=0" in (t.text or "") for t in root.iter(SVG + "text"))
