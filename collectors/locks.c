@@ -5,14 +5,11 @@
 #define _GNU_SOURCE
 #include "locks.h"
 
-#include <elf.h>
-#include <errno.h>
-#include <libunwind.h>
-#include <link.h>
 #include <string.h>
 
 #include "config.h"
 #include "memory.h"
+#include "unwind.h"
 
 struct hp_lock *_Atomic hp_lock_slots[HP_LOCK_SLOTS];
 
@@ -78,65 +75,14 @@ static struct hp_lock *to_other(unsigned kind)
 
 /* ---- the stack that first locked a lock ---- */
 
-/* Address ranges of the profiler's own code: libhotpath.so (its frames are left out of stacks),
- * and the libraries it uses, libunwind and mimalloc, whose locks (a thread-exit destructor's, say)
- * are the profiler's, not the program's. */
-struct range { uintptr_t lo, hi; };
-static struct range self_range, helper_ranges[2];
-static _Atomic int ranges_known;
-
-static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    (void)arg;
-    struct range r = { UINTPTR_MAX, 0 };
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        if (info->dlpi_addr + ph->p_vaddr < r.lo) r.lo = info->dlpi_addr + ph->p_vaddr;
-        if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > r.hi) r.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    }
-    const char *name = info->dlpi_name ? info->dlpi_name : "";
-    uintptr_t me = (uintptr_t)module_range;
-    if (me >= r.lo && me < r.hi) self_range = r;
-    else if (strstr(name, "/libunwind")) helper_ranges[0] = r;
-    else if (strstr(name, "/libmimalloc")) helper_ranges[1] = r;
-    return 0;
-}
-
-static int in_range(const struct range *r, uintptr_t a)
-{
-    return a >= r->lo && a < r->hi;
-}
-
-static void know_ranges(void)
-{
-    if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
-    dl_iterate_phdr(module_range, NULL);
-    atomic_store_explicit(&ranges_known, 1, memory_order_release);
-}
-
 static int profiler_lock(uintptr_t addr, void *first_frame)
 {
-    for (int i = 0; i < 2; i++)
-        if (in_range(&helper_ranges[i], addr) || in_range(&helper_ranges[i], (uintptr_t)first_frame)) return 1;
-    return 0;
+    return hp_unwind_helper_code(addr) || hp_unwind_helper_code((uintptr_t)first_frame);
 }
 
 static unsigned capture_stack(void **out, struct hp_thread *t)
 {
-    void *raw[HP_LOCK_FRAMES + 12];
-    if (t) t->guard++;          /* libunwind's own locks pass through the hooks */
-    int saved = errno;
-    know_ranges();
-    int n = unw_backtrace(raw, (int)(sizeof raw / sizeof *raw));
-    errno = saved;
-    if (t) t->guard--;
-    unsigned k = 0;
-    int i = 0;
-    while (i < n && in_range(&self_range, (uintptr_t)raw[i])) i++;
-    for (; i < n && k < HP_LOCK_FRAMES; i++) out[k++] = raw[i];
-    return k;
+    return hp_unwind_program(out, HP_LOCK_FRAMES, t);
 }
 
 /* ---- finding and making records ---- */

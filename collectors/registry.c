@@ -107,10 +107,13 @@ static struct hp_thread *new_state(void)
     free_states = t->next_free;
     memset(t, 0, sizeof *t);
     t->record = HP_NO_RECORD;
+    t->index = UINT32_MAX;
     return t;
 }
 
+#if !defined(__APPLE__)   /* macOS: a pthread key (thread_self_darwin.c) */
 __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));
+#endif
 
 uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg)
 {
@@ -158,6 +161,7 @@ static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsi
     r->base_cpu_ns = cpu_ns;
     r->base_time_ns = now_ns;
     t->record = r->slot;
+    t->index = r->index;
 }
 
 struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthread,

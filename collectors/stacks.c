@@ -35,10 +35,9 @@ static int same(const struct hp_stack *e, uint64_t hash, uint32_t tag, const uin
            memcmp(e->frames, frames, depth * sizeof *frames) == 0;
 }
 
-int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, uint32_t depth,
-                  uint64_t weight)
+uint32_t hp_stacks_entry(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, uint32_t depth)
 {
-    if (!t->slots) return 1;
+    if (!t->slots) return HP_STACK_OTHER;
     uint64_t hash = hp_stack_hash(tag, frames, depth);
     uint32_t mine = 0;   /* an entry this call filled but has not published in a slot */
     for (uint32_t probe = 0, i = (uint32_t)hash & t->slots_mask; probe <= t->slots_mask;
@@ -59,22 +58,27 @@ int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, ui
                 mine = e + 1;
             }
             uint32_t expect = 0;
-            if (atomic_compare_exchange_strong(&t->slots[i], &expect, mine)) {
-                atomic_fetch_add_explicit(&t->entries[mine - 1].count, weight, memory_order_relaxed);
-                return 0;
-            }
+            if (atomic_compare_exchange_strong(&t->slots[i], &expect, mine)) return mine - 1;
             v = expect;   /* another thread took the slot: is it our stack? */
         }
         struct hp_stack *s = &t->entries[v - 1];
         while (!atomic_load_explicit(&s->ready, memory_order_acquire)) { }
-        if (same(s, hash, tag, frames, depth)) {
-            /* an entry filled by this call and not published stays unused (never ready twice) */
-            atomic_fetch_add_explicit(&s->count, weight, memory_order_relaxed);
-            return 0;
-        }
+        /* an entry filled by this call and not published stays unused (never ready twice) */
+        if (same(s, hash, tag, frames, depth)) return v - 1;
     }
-    atomic_fetch_add_explicit(&t->other, weight, memory_order_relaxed);
-    return 1;
+    return HP_STACK_OTHER;
+}
+
+int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, uint32_t depth,
+                  uint64_t weight)
+{
+    uint32_t e = hp_stacks_entry(t, tag, frames, depth);
+    if (e == HP_STACK_OTHER) {
+        atomic_fetch_add_explicit(&t->other, weight, memory_order_relaxed);
+        return 1;
+    }
+    atomic_fetch_add_explicit(&t->entries[e].count, weight, memory_order_relaxed);
+    return 0;
 }
 
 uint32_t hp_stacks_count(struct hp_stacks *t)

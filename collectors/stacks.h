@@ -34,6 +34,10 @@ struct hp_stacks {
 /* Make a table of `slots` (a power of two) slots and 3/4 as many entries with room for
  * `avg_depth` frames each on average; 0, or -1 when the memory cannot be had. */
 int hp_stacks_init(struct hp_stacks *t, uint32_t slots, uint32_t avg_depth);
+/* The entry of (tag, frames), made if new: its index, or HP_STACK_OTHER when the table (or its
+ * frame store) is full. Adds no weight. Safe from any thread. */
+#define HP_STACK_OTHER UINT32_MAX
+uint32_t hp_stacks_entry(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, uint32_t depth);
 /* Add weight to (tag, frames); 0, or 1 when it went to `<other>`. Safe from any thread. */
 int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, uint32_t depth,
                   uint64_t weight);

@@ -1,5 +1,5 @@
 /* thread_state.h — the calling thread's own counters, reached through one initial-exec TLS pointer
- * (DESIGN.md rules 1–3). Only the owning thread writes them (load + store, no read-modify-write);
+ * (macOS: a pthread key) (DESIGN.md rules 1–3). Only the owning thread writes them (load + store, no read-modify-write);
  * the sampler reads them with relaxed loads. */
 #ifndef HP_THREAD_STATE_H
 #define HP_THREAD_STATE_H
@@ -12,8 +12,12 @@
 struct hp_thread {
     _Atomic uint64_t alloc_bytes, alloc_count;
     _Atomic uint64_t free_bytes, free_count;
+    /* allocation call sites (collectors/alloc_sites.h): bytes to allocate before the next sample */
+    int64_t alloc_sample_left;
+    unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
     unsigned guard;          /* > 0 while the profiler works on this thread; set for life on its own threads */
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
+    uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     struct hp_thread *next_free;
     _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
@@ -30,7 +34,20 @@ struct hp_thread {
     struct hp_cpu_buf *cpu_buf;
 };
 
+#if defined(__APPLE__)
+/* macOS allocates a __thread variable on its thread's first use, inside whichever malloc hook
+ * touched it first: the state sits behind a pthread key instead (thread_self_darwin.c), read
+ * only once the profiler has started (hp_active). */
+#include <pthread.h>
+extern pthread_key_t hp_self_key;
+#define hp_self ((struct hp_thread *)pthread_getspecific(hp_self_key))
+static inline void hp_set_self(struct hp_thread *t) { pthread_setspecific(hp_self_key, t); }
+/* Make the key; thread_ends runs as each thread ends, with its state. 0 on success. */
+int hp_self_key_init(void (*thread_ends)(void *state));
+#else
 extern __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));
+static inline void hp_set_self(struct hp_thread *t) { hp_self = t; }
+#endif
 
 static inline void hp_count(_Atomic uint64_t *c, uint64_t n)
 {

@@ -73,8 +73,10 @@ HP_EXPORT void *malloc(size_t n)
     void *p = hp_real.malloc(n);
     struct hp_thread *t = hp_self;
     if (likely(p != NULL) && fast_thread(t)) {
-        hp_count(&t->alloc_bytes, hp_chunk_usable(p));
+        size_t size = hp_chunk_usable(p);
+        hp_count(&t->alloc_bytes, size);
         hp_count(&t->alloc_count, 1);
+        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0)) return hp_alloc_sample(t, p, size);
         return p;
     }
     return malloc_slow(p);
@@ -92,7 +94,7 @@ HP_EXPORT void free(void *p)
 {
     struct hp_thread *t = hp_self;
     if (likely(p != NULL) && likely(hp_real.free != NULL) && likely(!hp_in_boot_arena(p)) &&
-        fast_thread(t)) {
+        fast_thread(t) && likely(!hp_alloc_maybe_sampled(p))) {
         hp_count(&t->free_bytes, hp_chunk_usable(p));
         hp_count(&t->free_count, 1);
         hp_real.free(p);
@@ -126,7 +128,13 @@ HP_EXPORT void *realloc(void *p, size_t n)
         if (q) memcpy(q, p, old < n ? old : n);
         return q;
     }
-    size_t old = p ? hp_usable(p) : 0;
+    size_t old = 0;
+    if (p) {
+        old = hp_usable(p);
+        /* forgotten first, as the block may move and its address be reused at once (should the
+         * realloc fail, the block lives on unsampled) */
+        hp_forget_sampled(p);
+    }
     void *q = hp_real.realloc(p, n);
     /* p is gone when realloc moved it, and also when realloc(p, 0) freed it and returned NULL */
     if (q || (p && n == 0)) {
@@ -136,10 +144,7 @@ HP_EXPORT void *realloc(void *p, size_t n)
                 hp_count(&t->free_bytes, old);
                 hp_count(&t->free_count, 1);
             }
-            if (q) {
-                hp_count(&t->alloc_bytes, hp_usable(q));
-                hp_count(&t->alloc_count, 1);
-            }
+            if (q) hp_add_alloc(t, q);
         }
     }
     return q;

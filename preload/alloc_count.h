@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "../collectors/alloc_sites.h"
 #include "../collectors/thread_state.h"
 #include "real.h"
 
@@ -36,14 +37,29 @@ static inline struct hp_thread *hp_counting_thread(void)
     return hp_adopt_self();
 }
 
+/* Count down the thread's bytes to its next allocation sample (collectors/alloc_sites.h). */
+static inline void hp_sample_countdown(struct hp_thread *t, void *p, size_t n)
+{
+    if (unlikely((t->alloc_sample_left -= (int64_t)n) < 0)) hp_alloc_sample(t, p, n);
+}
+
+/* Before a block is freed (or moved by realloc): forget it if it was sampled. */
+static inline void hp_forget_sampled(void *p)
+{
+    if (unlikely(hp_alloc_maybe_sampled(p))) hp_alloc_unsample(p);
+}
+
 static inline void hp_add_alloc(struct hp_thread *t, void *p)
 {
-    hp_count(&t->alloc_bytes, hp_usable(p));
+    size_t n = hp_usable(p);
+    hp_count(&t->alloc_bytes, n);
     hp_count(&t->alloc_count, 1);
+    hp_sample_countdown(t, p, n);
 }
 
 static inline void hp_add_free(struct hp_thread *t, void *p)
 {
+    hp_forget_sampled(p);
     hp_count(&t->free_bytes, hp_usable(p));
     hp_count(&t->free_count, 1);
 }

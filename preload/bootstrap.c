@@ -12,6 +12,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "../collectors/alloc_sites.h"
 #include "../collectors/child_env.h"
 #include "../collectors/clock.h"
 #include "../collectors/config.h"
@@ -184,6 +185,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     atexit(at_exit);
     hp_signals_init();
     hp_cpu_start(self);
+    hp_alloc_sites_start();
     if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     hp_server_start();

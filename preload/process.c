@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../collectors/alloc_sites.h"
 #include "../collectors/clock.h"
 #include "../collectors/cpu_profile.h"
 #include "../collectors/locks.h"
@@ -34,6 +35,7 @@ HP_EXPORT pid_t fork(void)
         hp_report_child_identity(hp_pid, now);
         hp_locks_fork_child();
         hp_cpu_fork_child(self);
+        hp_alloc_sites_fork_child();
         hp_sampler_restart_in_child();
         hp_server_restart_in_child();
         self->guard--;

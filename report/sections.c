@@ -5,13 +5,17 @@ extern const struct hp_section hp_threads_section;
 extern const struct hp_section hp_mutexes_section, hp_rw_locks_section;
 extern const struct hp_section hp_io_section;
 extern const struct hp_section hp_functions_cpu_section;
+extern const struct hp_section hp_functions_alloc_section;
 
 const struct hp_section *const hp_sections[] = {
     &hp_threads_section,
+#if !defined(__APPLE__)   /* the macOS build has threads and allocation call sites (README.md "macOS") */
     &hp_mutexes_section,
     &hp_rw_locks_section,
     &hp_io_section,
     &hp_functions_cpu_section,
+#endif
+    &hp_functions_alloc_section,
 };
 const unsigned hp_section_count = sizeof hp_sections / sizeof *hp_sections;
 

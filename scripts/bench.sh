@@ -35,7 +35,8 @@ done
 unset LD_PRELOAD
 for v in $(env | sed -n 's/^\(HOTPATH_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
-CONFIGS="bare hotpath"
+# nosample: the preload with the allocation call-site view off, to show what its sampling adds
+CONFIGS="bare hotpath nosample"
 HEAPTRACK=$(command -v heaptrack || true)
 [ -n "$HEAPTRACK" ] && CONFIGS="$CONFIGS heaptrack"
 
@@ -69,6 +70,8 @@ run_one() {    # pattern config
             "$BIN" "$p" "$n" > "$out" 2> "$err" ;;
         hotpath)
             LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none "$BIN" "$p" "$n" > "$out" 2> "$err" ;;
+        nosample)
+            LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none HOTPATH_ALLOC_SAMPLE_BYTES=0 "$BIN" "$p" "$n" > "$out" 2> "$err" ;;
         heaptrack)
             "$HEAPTRACK" -o "$TMP/heaptrack/data" "$BIN" "$p" "$n" > "$out" 2> "$err" ;;
     esac
@@ -130,6 +133,12 @@ for p in $PATTERNS; do
     echo "$p $bare $hp" >> "$TMP/summary"
 done
 echo
+for p in pair live; do
+    awk -v p="$p" -v h="$(median "$TMP/$p.hotpath")" -v n="$(median "$TMP/$p.nosample")" 'BEGIN {
+        if (h == "-" || n == "-") exit
+        printf "info: %s with allocation sampling off (HOTPATH_ALLOC_SAMPLE_BYTES=0) %.1f ns/op: sampling at the default adds %+.1f ns\n", p, n, h - n
+    }'
+done
 
 # ---- the target: a malloc/free pair at most TARGET_NS more than bare, in both patterns ----
 while read -r p bare hp; do

@@ -1,0 +1,17 @@
+/* unwind.h — the program's call stack, taken from inside a hook (a lock, a sampled allocation):
+ * libunwind under the thread's guard (its own locks and allocations pass through the hooks
+ * uncounted), errno kept, and the profiler's own frames (libhotpath.so) left out. (macOS:
+ * unwind_darwin.c, backtrace().) */
+#ifndef HP_UNWIND_H
+#define HP_UNWIND_H
+
+#include <stdint.h>
+
+#include "thread_state.h"
+
+/* Up to max return addresses, innermost first; t may be NULL. */
+unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t);
+/* addr lies in code of a library the profiler itself uses (libunwind, mimalloc). */
+int hp_unwind_helper_code(uintptr_t addr);
+
+#endif

@@ -1,0 +1,141 @@
+/* fn_names.c — see fn_names.h. */
+#include "fn_names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../collectors/memory.h"
+#include "../collectors/symbols.h"
+#include "json.h"
+
+int hp_fn_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    uint32_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void *q = hp_realloc(*p, (size_t)n * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t str_hash(const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *a; a++) h = (h ^ (unsigned char)*a) * 1099511628211ull;
+    h = (h ^ 0xFF) * 1099511628211ull;
+    for (; *b; b++) h = (h ^ (unsigned char)*b) * 1099511628211ull;
+    return h;
+}
+
+static uint32_t pow2_at_least(uint64_t n)
+{
+    uint32_t p = 64;
+    while (p < n && p < (1u << 30)) p *= 2;
+    return p;
+}
+
+int hp_fn_names_open(struct hp_fn_names *m, uint64_t addresses)
+{
+    memset(m, 0, sizeof *m);
+    m->addr_mask = pow2_at_least(2 * addresses + 2) - 1;
+    m->fn_mask = m->addr_mask;
+    m->addr_keys = hp_alloc(sizeof *m->addr_keys * (m->addr_mask + 1));
+    m->addr_vals = hp_alloc(sizeof *m->addr_vals * (m->addr_mask + 1));
+    m->fn_slots = hp_alloc(sizeof *m->fn_slots * (m->fn_mask + 1));
+    m->syms = hp_syms_open();
+    if (m->addr_keys && m->addr_vals && m->fn_slots && m->syms) return 0;
+    hp_fn_names_close(m);
+    return -1;
+}
+
+void hp_fn_names_close(struct hp_fn_names *m)
+{
+    hp_syms_close(m->syms);
+    hp_free(m->addr_keys);
+    hp_free(m->addr_vals);
+    hp_free(m->fn_slots);
+    hp_free(m->fns);
+    memset(m, 0, sizeof *m);
+}
+
+int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *module)
+{
+    if (!m->fn_slots) return -1;
+    uint64_t h = str_hash(name, module);
+    for (uint32_t i = (uint32_t)h & m->fn_mask;; i = (i + 1) & m->fn_mask) {
+        uint32_t v = m->fn_slots[i];
+        if (v == 0) {
+            if (m->n > m->fn_mask / 2 || hp_fn_grow((void **)&m->fns, &m->cap, m->n + 1, sizeof *m->fns))
+                return -1;
+            struct hp_fn_name *f = &m->fns[m->n];
+            memset(f, 0, sizeof *f);
+            snprintf(f->name, sizeof f->name, "%s", name);
+            snprintf(f->module, sizeof f->module, "%s", module);
+            m->fn_slots[i] = ++m->n;
+            return m->n - 1;
+        }
+        if (strcmp(m->fns[v - 1].name, name) == 0 && strcmp(m->fns[v - 1].module, module) == 0)
+            return v - 1;
+    }
+}
+
+int64_t hp_fn_names_of(struct hp_fn_names *m, uintptr_t addr)
+{
+    if (!m->addr_keys) return -1;
+    for (uint32_t i = (uint32_t)mix(addr) & m->addr_mask;; i = (i + 1) & m->addr_mask) {
+        if (m->addr_keys[i] == addr) return m->addr_vals[i];
+        if (m->addr_keys[i] == 0) {
+            char name[HP_FN_NAME], module[HP_FN_MODULE];
+            hp_syms_function(m->syms, (const void *)addr, name, sizeof name, module, sizeof module);
+            int64_t f = hp_fn_names_intern(m, name, module);
+            if (f < 0) return -1;
+            if (!m->fns[f].addr) m->fns[f].addr = addr;
+            m->addr_keys[i] = addr;
+            m->addr_vals[i] = (uint32_t)f;
+            return f;
+        }
+    }
+}
+
+void hp_fn_names_locate(struct hp_fn_names *m)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->fns[i].addr)
+            hp_syms_location(m->syms, (const void *)m->fns[i].addr, m->fns[i].file, sizeof m->fns[i].file,
+                             &m->fns[i].line);
+}
+
+int hp_fn_is_profiler(const struct hp_fn_name *f)
+{
+    return strncmp(f->module, "libhotpath", 10) == 0;
+}
+
+void hp_fn_where(const struct hp_fn_name *f, char *out, size_t size)
+{
+    const char *base = strrchr(f->file, '/');
+    if (f->file[0]) snprintf(out, size, "%s:%u", base ? base + 1 : f->file, f->line);
+    else snprintf(out, size, "-");
+}
+
+void hp_fn_json(struct hp_json *j, const struct hp_fn_name *f)
+{
+    hp_json_string(j, "name", f->name);
+    hp_json_string(j, "module", f->module);
+    if (f->file[0]) {
+        hp_json_string(j, "file", f->file);
+        hp_json_u64(j, "line", f->line);
+    } else {
+        hp_json_null(j, "file");
+        hp_json_null(j, "line");
+    }
+}
