@@ -217,7 +217,7 @@ static void fmt_ns(char *out, size_t size, double ns)
 
 /* ---- tables: every tab fills one; the screen code sorts and draws it ---- */
 
-#define MAXCOLS 10
+#define MAXCOLS 11
 enum colour { PLAIN, GREEN, RED };
 
 struct row {
@@ -277,9 +277,9 @@ static void set_cols(struct table *t, int n, const char *const *cols, const int 
 
 static void threads_table(struct table *t, json_t *threads, int mode)
 {
-    static const char *const cols[] = { "Thread", "TID", "Status", "CPU%", "Max%", "User", "Sys", "Alloc", "Dealloc", "Diff" };
-    static const int w[] = { 24, 8, 11, 7, 7, 10, 10, 10, 10, 10 };
-    set_cols(t, 10, cols, w);
+    static const char *const cols[] = { "Thread", "TID", "Status", "CPU%", "Max%", "User", "Sys", "Alloc", "Dealloc", "Diff", "Trend" };
+    static const int w[] = { 24, 8, 11, 7, 7, 10, 10, 10, 10, 10, 16 };
+    set_cols(t, 11, cols, w);
     t->left = 1u << 0 | 1u << 2;
     t->colour_col = 2;
     size_t i;
@@ -306,6 +306,15 @@ static void threads_table(struct table *t, json_t *threads, int mode)
         cell(row, 7, num(r, "alloc_bytes"), "%s", a);
         cell(row, 8, num(r, "dealloc_bytes"), "%s", b);
         cell(row, 9, num(r, "diff_bytes"), "%s", c);
+        /* growth per minute of the live memory; "grow" marks steady growth (diff_growing) */
+        json_t *trend = json_object_get(r, "diff_trend_bytes_per_min");
+        if (json_is_number(trend)) {
+            fmt_bytes(c, sizeof c, json_number_value(trend));
+            cell(row, 10, json_number_value(trend), "%s%s%s/m", json_is_true(json_object_get(r, "diff_growing")) ? "grow " : "",
+                 json_number_value(trend) > 0 ? "+" : "", c);
+        } else {
+            cell(row, 10, 0, "-");
+        }
     }
     (void)mode;
 }

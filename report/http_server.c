@@ -30,6 +30,7 @@
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
+#include "history_json.h"
 #include "http_parse.h"
 #include "json.h"
 #include "process_file.h"
@@ -285,6 +286,21 @@ static void serve_status(struct client *c, int head_only)
     hp_buf_free(&b);
 }
 
+/* The time series (HOTPATH_HISTORY_MB=0: not available), copied out of the sampler's hands. */
+static void serve_history(struct client *c, int head_only)
+{
+    struct hp_history_snap h;
+    if (hp_history_snapshot(&h, 1) != 0) {
+        respond_error(c, 404, "view not available: history", NULL, head_only);
+        return;
+    }
+    struct hp_buf b = { 0 };
+    hp_history_json(&b, &h, hp_report_start_ns());
+    hp_history_release(&h);
+    respond_body(c, &b, "application/json", head_only);
+    hp_buf_free(&b);
+}
+
 static void route(struct client *c, const struct hp_http_request *req)
 {
     int head = req->method == HP_HTTP_HEAD;
@@ -301,6 +317,7 @@ static void route(struct client *c, const struct hp_http_request *req)
         hp_buf_free(&b);
         return;
     }
+    if (strcmp(p, "/history") == 0) { serve_history(c, head); return; }
     if (strcmp(p, "/metrics") == 0) {
         struct hp_buf b = { 0 };
         hp_prometheus_render(&b);
@@ -313,7 +330,7 @@ static void route(struct client *c, const struct hp_http_request *req)
     if (strcmp(p, "/") == 0) {
         static const char index[] =
             "{\"endpoints\":[\"/profiler_status\",\"/threads\",\"/mutexes\",\"/rw_locks\",\"/io\","
-            "\"/functions_alloc\",\"/functions_cpu\",\"/report\",\"/metrics\"]}\n";
+            "\"/functions_alloc\",\"/functions_cpu\",\"/history\",\"/report\",\"/metrics\"]}\n";
         respond(c, 200, "application/json", index, sizeof index - 1, head);
         return;
     }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../collectors/history.h"
 #include "../collectors/mappings.h"
 #include "../collectors/memory.h"
 #include "../collectors/procfs.h"
@@ -10,6 +11,7 @@
 #include "../collectors/sort.h"
 #include "../collectors/ticks.h"
 #include "format.h"
+#include "history_json.h"
 #include "locks_section.h"
 #include "prometheus.h"
 #include "section.h"
@@ -25,6 +27,7 @@ struct thread_row {
     double cpu_pct, max_pct;
     uint64_t user_ns, sys_ns;
     struct hp_counts c;
+    struct hp_trend trend;   /* of the thread's series (known = 0 without one) */
 };
 
 struct threads_snap {
@@ -34,6 +37,8 @@ struct threads_snap {
     struct hp_counts total;
     uint64_t live_mapped;
     uint64_t threads;    /* every thread the process had, folded ones included */
+    int has_history;
+    struct hp_history_snap history;
 };
 
 static const char *row_status(const struct hp_record *r)
@@ -57,12 +62,14 @@ static void *threads_snapshot(void)
     struct threads_snap *s = hp_alloc(sizeof *s);
     if (!s) return NULL;
     hp_sampler_figures(&s->proc);
+    s->has_history = hp_history_snapshot(&s->history, 0) == 0;
     hp_registry_lock();
     uint32_t count = hp_registry_count(), ngroups;
     const struct hp_exited_group *groups = hp_registry_groups(&ngroups);
     s->rows = hp_alloc((count + ngroups + 1) * sizeof *s->rows);
     if (!s->rows) {
         hp_registry_unlock();
+        if (s->has_history) hp_history_release(&s->history);
         hp_free(s);
         return NULL;
     }
@@ -101,6 +108,10 @@ static void *threads_snapshot(void)
     }
     s->live_mapped = hp_mappings_live();
     hp_registry_unlock();
+    for (unsigned i = 0; i < s->n && s->has_history; i++) {
+        const struct hp_trend *t = s->rows[i].folded ? NULL : hp_history_trend_of(&s->history, s->rows[i].index);
+        if (t) s->rows[i].trend = *t;
+    }
     hp_sort(s->rows, s->n, sizeof *s->rows, by_alloc_then_max);
     return s;
 }
@@ -108,6 +119,7 @@ static void *threads_snapshot(void)
 static void threads_release(void *snap)
 {
     struct threads_snap *s = snap;
+    if (s->has_history) hp_history_release(&s->history);
     hp_free(s->rows);
     hp_free(s);
 }
@@ -115,6 +127,28 @@ static void threads_release(void *snap)
 static int64_t diff(const struct hp_counts *c)
 {
     return (int64_t)(c->alloc_bytes - c->free_bytes);
+}
+
+/* Below the table: the resolution the series kept, and the threads whose live memory grows. */
+static void history_line(const struct threads_snap *s, struct hp_buf *out)
+{
+    char res[HP_FMT_MAX], mem[HP_FMT_MAX], budget[HP_FMT_MAX];
+    hp_fmt_duration(res, hp_history_resolution_ms(&s->history) * 1000000u);
+    hp_fmt_bytes(mem, (int64_t)s->history.memory_bytes);
+    hp_fmt_bytes(budget, (int64_t)s->history.set.budget_bytes);
+    hp_buf_printf(out, "history: %u points at %s resolution, %u threads, %s of %s; growing (%s): ",
+                  s->history.set.ncols, res, s->history.set.nseries, mem, budget,
+                  s->history.basis == HP_BASIS_LIVE ? "live bytes by allocating thread" : "Diff");
+    unsigned growing = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct thread_row *r = &s->rows[i];
+        if (!r->trend.growing) continue;
+        char rate[HP_FMT_MAX];
+        hp_fmt_bytes(rate, (int64_t)r->trend.bytes_per_min);
+        hp_buf_printf(out, "%s%s (%s%s/min)", growing++ ? ", " : "", r->name,
+                      r->trend.bytes_per_min > 0 ? "+" : "", rate);
+    }
+    hp_buf_puts(out, growing ? "\n" : "none\n");
 }
 
 static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
@@ -151,6 +185,7 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     hp_table_render(&t, out);
     if (t.failed) out->failed = 1;
     hp_table_free(&t);
+    if (s->has_history) history_line(s, out);
 }
 
 static void threads_json(const void *snap, struct hp_json *j)
@@ -196,14 +231,23 @@ static void threads_json(const void *snap, struct hp_json *j)
         hp_json_u64(j, "cond_wait_count", r->c.cond_wait_count);
         hp_json_u64(j, "io_ns", hp_ticks_to_ns(r->c.io_ticks));
         hp_json_u64(j, "io_count", r->c.io_count);
+#if defined(__APPLE__)   /* no locks view in the macOS build: no thread is seen blocked on a lock */
+        hp_json_null(j, "blocked_on");
+#else
         hp_lock_json(j, "blocked_on", r->c.blocked_on);
+#endif
         hp_json_u64(j, "mmap_bytes", r->c.mapped_bytes);
         hp_json_u64(j, "munmap_bytes", r->c.unmapped_bytes);
         if (r->folded) hp_json_u64(j, "exited_threads", r->folded);
+        if (r->trend.known) hp_json_fixed(j, "diff_trend_bytes_per_min", r->trend.bytes_per_min, 0);
+        else hp_json_null(j, "diff_trend_bytes_per_min");
+        hp_json_bool(j, "diff_growing", r->trend.growing);
         hp_json_i64(j, "mapped_bytes", (int64_t)(r->c.mapped_bytes - r->c.unmapped_bytes));
         hp_json_object_end(j);
     }
     hp_json_array_end(j);
+    if (s->has_history) hp_history_summary_json(j, "history", &s->history);
+    else hp_json_null(j, "history");
     hp_json_object_end(j);
 }
 

@@ -44,6 +44,20 @@ class Tmux:
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, env=self.env)
 
 
+def test_console_marks_the_growing_thread_in_its_trend_column():
+    port = free_port()
+    with Live(args=("leak_trend", "leak", "8"), env={"HOTPATH_METRICS_PORT": str(port),
+                                                    "HOTPATH_ALLOC_SAMPLE_BYTES": "0"}) as p:
+        t = Tmux([CONSOLE, "--port", str(port)], {"HOTPATH_TUI_REFRESH_INTERVAL_MS": "200",
+                                                   "XDG_RUNTIME_DIR": p.runtime})
+        try:
+            t.wait(r"Diff\s+Trend")
+            screen = t.wait(r"\bleaker\s+\d+.*grow \+\d", timeout=7.0)
+            assert not re.search(r"\bchurner\s+\d+.*grow", screen), screen
+        finally:
+            t.close()
+
+
 def test_console_shows_the_worker_and_updates_and_switches_tabs():
     port = free_port()
     with Live(env={"HOTPATH_METRICS_PORT": str(port)}) as p:

@@ -1,0 +1,145 @@
+/* html.c — see html.h. Built like the report itself (profiler memory, no stdio), so it can be
+ * written from the same exit and signal paths. */
+#include "html.h"
+
+#include "../collectors/clock.h"
+#include "../collectors/config.h"
+#include "../collectors/history.h"
+#include "../collectors/platform.h"
+#include "../collectors/sampler.h"
+#if !defined(__APPLE__)   /* no CPU profile in the macOS build */
+#include "alloc_section.h"
+#include "cpu_section.h"
+#include "flamegraph.h"
+#endif
+#include "format.h"
+#include "history_json.h"
+#include "html_assets.h"
+#include "out_file.h"
+#include "report.h"
+#include "svg_chart.h"
+
+static void header(struct hp_buf *out, const struct hp_history_snap *h, int has_history)
+{
+    struct hp_process_figures f;
+    hp_sampler_figures(&f);
+    char dur[HP_FMT_MAX], rss[HP_FMT_MAX], peak[HP_FMT_MAX];
+    hp_fmt_duration(dur, hp_now_ns() - hp_report_start_ns());
+    hp_fmt_bytes(rss, (int64_t)f.rss_bytes);
+    hp_fmt_bytes(peak, (int64_t)f.peak_rss_bytes);
+    hp_buf_puts(out, "<header><h1>hotpath report</h1><dl><dt>command</dt><dd>");
+    hp_html_escape(out, hp_report_command());
+    hp_buf_printf(out, "</dd><dt>pid</dt><dd id=\"pid\">%d</dd><dt>duration</dt><dd>%s</dd>"
+                  "<dt>RSS</dt><dd>%s (peak %s)</dd>", hp_report_pid(), dur, rss, peak);
+    if (has_history) {
+        char res[HP_FMT_MAX];
+        hp_fmt_duration(res, hp_history_resolution_ms(h) * 1000000u);
+        hp_buf_printf(out, "<dt>time series</dt><dd>%u points at %s resolution; growth judged on %s</dd>",
+                      h->set.ncols, res,
+                      h->basis == HP_BASIS_LIVE ? "live bytes by allocating thread" : "each thread's Diff");
+    }
+    hp_buf_puts(out, "</dl></header>\n");
+}
+
+static void charts(struct hp_buf *out, const struct hp_history_snap *h)
+{
+    uint64_t start = hp_report_start_ns();
+    hp_buf_puts(out, "<section id=\"cpu\"><h2>CPU% per thread</h2><figure>\n");
+    hp_svg_cpu_chart(out, h, start);
+    hp_buf_puts(out, "</figure></section>\n<section id=\"memory\"><h2>Diff per thread (stacked) and RSS</h2>"
+                     "<div class=\"row\"><figure>\n");
+    hp_svg_diff_chart(out, h, start);
+    hp_buf_puts(out, "</figure><figure>\n");
+    hp_svg_rss_chart(out, h, start);
+    hp_buf_puts(out, "<figcaption>RSS of the process</figcaption></figure></div></section>\n");
+}
+
+static void tables(struct hp_buf *out)
+{
+    static const char *const ids[][2] = {
+        { "threads-table", "Threads" }, { "mutexes-table", "Mutexes" },
+        { "rw-locks-table", "Read-write locks" }, { "io-table", "I/O" },
+    };
+    for (unsigned i = 0; i < sizeof ids / sizeof *ids; i++)
+        hp_buf_printf(out, "<section><h2>%s</h2><table id=\"%s\" class=\"sortable\"></table></section>\n",
+                      ids[i][1], ids[i][0]);
+}
+
+/* The views that give folded stacks, each drawn as a flame graph when it has samples. */
+static void flame_graphs(struct hp_buf *out)
+{
+#if defined(__APPLE__)
+    (void)out;
+#else
+    static const struct {
+        const char *id, *title;
+        int (*folded)(struct hp_buf *out);
+    } views[] = {
+        { "flame-cpu", "CPU", hp_cpu_folded },
+        { "flame-alloc", "Allocations", hp_alloc_folded },
+    };
+    for (unsigned i = 0; i < sizeof views / sizeof *views; i++) {
+        struct hp_buf folded = { 0 };
+        if (views[i].folded(&folded) == 0 && folded.len) {
+            hp_buf_printf(out, "<section id=\"%s\"><h2>%s flame graph</h2>\n", views[i].id, views[i].title);
+            if (hp_flamegraph_svg(out, folded.data, folded.len, views[i].title) != 0)
+                hp_buf_puts(out, "<p class=\"absent\">No samples to draw.</p>");
+            hp_buf_puts(out, "</section>\n");
+        }
+        hp_buf_free(&folded);
+    }
+#endif
+}
+
+/* The JSON report for the page's script: a '<' (only ever inside a string) becomes \u003c, so
+ * no name can close the script element. */
+static void report_data(struct hp_buf *out)
+{
+    struct hp_buf json = { 0 };
+    hp_report_render(&json, HP_FORMAT_JSON, hp_config.sections);
+    if (json.failed) out->failed = 1;
+    hp_buf_puts(out, "<script type=\"application/json\" id=\"report-data\">");
+    for (size_t i = 0; i < json.len; i++) {
+        if (json.data[i] == '<') hp_buf_puts(out, "\\u003c");
+        else hp_buf_putc(out, json.data[i]);
+    }
+    hp_buf_puts(out, "</script>\n");
+    hp_buf_free(&json);
+}
+
+void hp_html_render(struct hp_buf *out)
+{
+    struct hp_history_snap h;
+    int has_history = hp_history_snapshot(&h, 1) == 0;
+    hp_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                     "<meta name=\"viewport\" content=\"width=device-width\"><title>hotpath: ");
+    hp_html_escape(out, hp_report_command());
+    hp_buf_printf(out, " (pid %d)</title>\n<style>\n", hp_report_pid());
+    hp_buf_puts(out, hp_html_css);
+    hp_buf_puts(out, "</style></head>\n<body>\n");
+    header(out, &h, has_history);
+    if (has_history) charts(out, &h);
+    else hp_buf_puts(out, "<p class=\"absent\">No time series (HOTPATH_HISTORY_MB=0).</p>\n");
+    tables(out);
+    flame_graphs(out);
+    report_data(out);
+    hp_buf_puts(out, "<script>\n");
+    hp_buf_puts(out, hp_html_js);
+    hp_buf_puts(out, "</script>\n</body></html>\n");
+    if (has_history) hp_history_release(&h);
+}
+
+void hp_html_write(int pid, unsigned image)
+{
+    if (!hp_config.html_path[0]) return;
+    struct hp_buf page = { 0 };
+    hp_html_render(&page);
+    if (page.failed || !page.data) {
+        static const char msg[] = "hotpath: out of memory making the HTML report; none written\n";
+        hp_buf_free(&page);
+        hp_platform_write_all(2, msg, sizeof msg - 1);
+        return;
+    }
+    hp_out_file_write(hp_config.html_path, "HOTPATH_HTML_PATH", "HTML report", pid, image, page.data, page.len);
+    hp_buf_free(&page);
+}
