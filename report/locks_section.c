@@ -34,6 +34,7 @@ struct lock_row {
     uintptr_t addr;
     unsigned nframes;
     char frames[HP_LOCK_FRAMES][FRAME_NAME];
+    char locations[HP_LOCK_FRAMES][64];   /* `file.c:42` where the frame's function is defined, or "" */
     uint32_t instances, destroyed;
     int other;
     uint64_t nested;
@@ -152,7 +153,15 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
     r->addr = l->addr;
     r->module = first->module;
     r->nframes = l->nframes;
-    for (unsigned i = 0; i < l->nframes; i++) hp_syms_frame(syms, l->frames[i], r->frames[i], FRAME_NAME);
+    for (unsigned i = 0; i < l->nframes; i++) {
+        char file[256];
+        unsigned line;
+        hp_syms_frame(syms, l->frames[i], r->frames[i], FRAME_NAME);
+        if (hp_syms_location(syms, l->frames[i], file, sizeof file, &line)) {
+            const char *base = strrchr(file, '/');
+            snprintf(r->locations[i], sizeof r->locations[i], "%.48s:%u", base ? base + 1 : file, line);
+        }
+    }
     if (l->shared) {
         snprintf(r->name, sizeof r->name, "<other>");
         r->other = 1;
@@ -163,6 +172,9 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
         size_t len = 0;
         for (unsigned i = 0; i < l->nframes && i < NAME_FRAMES && len < sizeof r->name; i++)
             len += (size_t)snprintf(r->name + len, sizeof r->name - len, "%s%s", i ? " ← " : "", r->frames[i]);
+        /* where the innermost function is defined: the call site is in it */
+        if (r->locations[0][0] && len < sizeof r->name)
+            snprintf(r->name + len, sizeof r->name - len, " (%s)", r->locations[0]);
     } else {
         snprintf(r->name, sizeof r->name, "0x%lx", (unsigned long)l->addr);
     }
@@ -381,6 +393,12 @@ static void json_identity(struct hp_json *j, const struct lock_row *r)
     else hp_json_string(j, "address", addr);
     hp_json_array_begin(j, "call_stack");
     for (unsigned i = 0; i < r->nframes; i++) hp_json_string(j, NULL, r->frames[i]);
+    hp_json_array_end(j);
+    hp_json_array_begin(j, "call_stack_locations");
+    for (unsigned i = 0; i < r->nframes; i++) {
+        if (r->locations[i][0]) hp_json_string(j, NULL, r->locations[i]);
+        else hp_json_null(j, NULL);
+    }
     hp_json_array_end(j);
     hp_json_bool(j, "other", r->other);
     hp_json_u64(j, "instances", r->instances);

@@ -141,6 +141,10 @@ def test_one_wrapper_two_callers_two_rows():
     assert len(alpha) == 1 and len(beta) == 1, list(names)
     assert alpha[0]["locks_count"] == 7 and beta[0]["locks_count"] == 5
     assert alpha[0]["call_stack"][:2] == ["lock_it", "caller_alpha"]
+    # where each frame's function is defined (the target is built with -g), the innermost in the name
+    assert alpha[0]["call_stack_locations"][:2] == ["locks_wrapper.c:6", "locks_wrapper.c:17"], alpha[0]
+    assert alpha[0]["name"].endswith("(locks_wrapper.c:6)"), alpha[0]["name"]
+    assert len(alpha[0]["call_stack_locations"]) == len(alpha[0]["call_stack"])
 
 
 def test_deadlock_report_names_the_lock_each_thread_waits_on():
