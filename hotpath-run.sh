@@ -21,6 +21,12 @@ options:
   -l, --limit N         rows per text table (each table's default; 0 = all)
       --checkpoint N    rewrite the report file every N seconds (survives SIGKILL)
       --no-children     programs it starts run without the profiler
+      --html PATH       also write an HTML report (charts over time, sortable tables) to PATH
+                        (%p = pid, %n = process image number)
+      --flamegraph PATH write an SVG flame graph of the CPU profile to PATH
+                        (%p = pid, %n = process image number)
+      --alloc-flamegraph PATH
+                        the same for allocated bytes by call stack (sampled)
   -h, --help            this help
       --version         print the version
 
@@ -68,6 +74,15 @@ prometheus_targets() {
     printf '\n]\n'
 }
 
+# Set variable $1 to path $2 made absolute (a program that changes directory still writes there).
+export_path() {
+    case "$2" in
+        /*) eval "$1=\$2" ;;
+        *)  eval "$1=\$PWD/\$2" ;;
+    esac
+    export "$1"
+}
+
 case "${1:-}" in
     prometheus-targets) prometheus_targets; exit 0 ;;
     console)
@@ -92,6 +107,12 @@ while [ "$#" -gt 0 ]; do
         --checkpoint)  need_value "$@"; export HOTPATH_CHECKPOINT_S="$2"; shift 2 ;;
         --checkpoint=*) export HOTPATH_CHECKPOINT_S="${1#*=}"; shift ;;
         --no-children) export HOTPATH_NO_CHILDREN=true; shift ;;
+        --html)        need_value "$@"; export_path HOTPATH_HTML_PATH "$2"; shift 2 ;;
+        --html=*)      export_path HOTPATH_HTML_PATH "${1#*=}"; shift ;;
+        --flamegraph)  need_value "$@"; export_path HOTPATH_CPU_FLAMEGRAPH "$2"; shift 2 ;;
+        --flamegraph=*) export_path HOTPATH_CPU_FLAMEGRAPH "${1#*=}"; shift ;;
+        --alloc-flamegraph)  need_value "$@"; export_path HOTPATH_ALLOC_FLAMEGRAPH "$2"; shift 2 ;;
+        --alloc-flamegraph=*) export_path HOTPATH_ALLOC_FLAMEGRAPH "${1#*=}"; shift ;;
         -h|--help)     usage; exit 0 ;;
         --version)     echo "hotpath-run $VERSION"; exit 0 ;;
         --)            shift; break ;;
@@ -102,18 +123,39 @@ done
 
 [ "$#" -gt 0 ] || { usage >&2; exit 2; }
 
-# The library: beside this script (source tree or build/), else in the install prefix.
+# The library: beside this script (source tree or build/), else in the install prefix; on macOS
+# libhotpath.dylib (`make macos` puts one per architecture under build/macos/).
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+os=$(uname -s)
+if [ "$os" = Darwin ]; then name=libhotpath.dylib; built=build/macos/$(uname -m); else name=libhotpath.so; built=build; fi
 lib=""
-for candidate in "$here/libhotpath.so" "$here/build/libhotpath.so" "$here/../lib/libhotpath.so"; do
+for candidate in "$here/$name" "$here/$built/$name" "$here/../lib/$name"; do
     if [ -f "$candidate" ]; then lib=$candidate; break; fi
 done
-[ -n "$lib" ] || { echo "hotpath-run: libhotpath.so not found beside $here or in $here/../lib (run make)" >&2; exit 127; }
+[ -n "$lib" ] || { echo "hotpath-run: $name not found beside $here or in $here/../lib (run make)" >&2; exit 127; }
 lib=$(CDPATH= cd -- "$(dirname -- "$lib")" && pwd)/$(basename -- "$lib")
 
 # Say so when the preload cannot take effect (the program still runs, unprofiled).
 program=$(command -v -- "$1" 2>/dev/null || true)
-if [ -n "$program" ] && [ -f "$program" ]; then
+if [ "$os" = Darwin ] && [ -n "$program" ] && [ -f "$program" ]; then
+    # the interpreter of a script is the program dyld starts
+    interp=$(head -c 256 -- "$program" 2>/dev/null | sed -n '1s/^#![[:space:]]*\([^[:space:]]*\).*/\1/p' || true)
+    for p in "$program" $interp; do
+        case "$p" in
+            /usr/bin/*|/bin/*|/sbin/*|/usr/sbin/*|/usr/libexec/*|/System/*)
+                echo "hotpath-run: $p is protected by System Integrity Protection, which strips DYLD_* variables (DYLD_INSERT_LIBRARIES) from programs under /usr/bin, /bin, /sbin, /usr/libexec and /System, so it runs unprofiled (a copy elsewhere, or a build of your own, can be profiled)" >&2
+                break ;;
+        esac
+        if [ -u "$p" ] || [ -g "$p" ]; then
+            echo "hotpath-run: $p is set-user-ID or set-group-ID: dyld ignores DYLD_INSERT_LIBRARIES for it, so it runs unprofiled" >&2
+            break
+        elif command -v codesign >/dev/null && codesign -d --verbose=1 -- "$p" 2>&1 | grep -q 'flags=.*runtime' &&
+             ! codesign -d --entitlements - -- "$p" 2>/dev/null | grep -q allow-dyld-environment-variables; then
+            echo "hotpath-run: $p is signed with the hardened runtime, without the allow-dyld-environment-variables entitlement: dyld ignores DYLD_INSERT_LIBRARIES for it, so it runs unprofiled" >&2
+            break
+        fi
+    done
+elif [ -n "$program" ] && [ -f "$program" ]; then
     if [ -u "$program" ] || [ -g "$program" ]; then
         echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
     elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
@@ -121,6 +163,11 @@ if [ -n "$program" ] && [ -f "$program" ]; then
     fi
 fi
 
+if [ "$os" = Darwin ]; then
+    # dyld applies the library's __interpose section to every image: the order does not matter
+    export DYLD_INSERT_LIBRARIES="$lib${DYLD_INSERT_LIBRARIES:+:$DYLD_INSERT_LIBRARIES}"
+    exec "$@"
+fi
 # First in LD_PRELOAD, so the allocator found after it is the one the program would have used.
 export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"
 exec "$@"

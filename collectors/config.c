@@ -92,6 +92,15 @@ static void parse_number(hp_getenv_fn get, hp_warn_fn warn, const char *var, uns
     warn_bad(warn, var, s, expected, def);
 }
 
+/* An output file's path (HP_OUTPUT_PATH_MAX bytes at out), "" = none. */
+static void parse_path(hp_getenv_fn get, hp_warn_fn warn, const char *var, char *out)
+{
+    const char *s = get(var);
+    if (!s || !*s) return;
+    if (strlen(s) < HP_OUTPUT_PATH_MAX) strcpy(out, s);
+    else warn_bad(warn, var, s, "a path shorter than 4096 bytes", "none");
+}
+
 static void parse_format(hp_getenv_fn get, hp_warn_fn warn, enum hp_format *f)
 {
     static const char *const names[] = { "table", "json", "json-pretty", "none" };
@@ -252,13 +261,20 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
                  "a whole number of samples per CPU second from 0 (off) to 1000", &c->cpu_hz);
     parse_number(get, warn, "HOTPATH_STACK_DEPTH", 1, 128,
                  "a whole number of frames from 1 to 128", &c->stack_depth);
-    parse_number(get, warn, "HOTPATH_ALLOC_SAMPLE_BYTES", 1, 1073741824,
-                 "a whole number of bytes from 1 to 1073741824", &c->alloc_sample_bytes);
-    s = get("HOTPATH_CPU_FOLDED");
-    if (s && *s) {
-        if (strlen(s) < sizeof c->cpu_folded) strcpy(c->cpu_folded, s);
-        else warn_bad(warn, "HOTPATH_CPU_FOLDED", s, "a path shorter than 4096 bytes", "none");
-    }
+    parse_number(get, warn, "HOTPATH_ALLOC_SAMPLE_BYTES", 0, 1073741824,
+                 "a whole number of bytes from 0 (off) to 1073741824", &c->alloc_sample_bytes);
+    s = get("HOTPATH_ALLOC_CUMULATIVE");
+    if (s && parse_bool(s, &c->alloc_cumulative) != 0)
+        warn_bad(warn, "HOTPATH_ALLOC_CUMULATIVE", s, "true or false", "false");
+    parse_path(get, warn, "HOTPATH_CPU_FOLDED", c->cpu_folded);
+    parse_path(get, warn, "HOTPATH_CPU_FLAMEGRAPH", c->cpu_flamegraph);
+    parse_path(get, warn, "HOTPATH_ALLOC_FOLDED", c->alloc_folded);
+    parse_path(get, warn, "HOTPATH_ALLOC_FLAMEGRAPH", c->alloc_flamegraph);
+
+    c->history_mb = 16;
+    parse_number(get, warn, "HOTPATH_HISTORY_MB", 0, 65536,
+                 "a whole number of MiB from 0 (no time series) to 65536", &c->history_mb);
+    parse_path(get, warn, "HOTPATH_HTML_PATH", c->html_path);
 
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)

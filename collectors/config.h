@@ -46,8 +46,15 @@ struct hp_config {
     /* Call stacks (README "CPU profile"). */
     unsigned cpu_hz;                    /* HOTPATH_CPU_HZ: CPU samples per second of thread CPU, 0 = off */
     unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */
-    unsigned alloc_sample_bytes;        /* HOTPATH_ALLOC_SAMPLE_BYTES: mean bytes between alloc samples */
+    unsigned alloc_sample_bytes;        /* HOTPATH_ALLOC_SAMPLE_BYTES: mean bytes between alloc samples, 0 = off */
+    int alloc_cumulative;               /* HOTPATH_ALLOC_CUMULATIVE: a call site's bytes count for every caller */
     char cpu_folded[HP_OUTPUT_PATH_MAX];/* HOTPATH_CPU_FOLDED: folded stacks file, "" = none */
+    char cpu_flamegraph[HP_OUTPUT_PATH_MAX]; /* HOTPATH_CPU_FLAMEGRAPH: SVG flame graph file, "" = none */
+    char alloc_folded[HP_OUTPUT_PATH_MAX];   /* HOTPATH_ALLOC_FOLDED: folded allocation stacks, "" = none */
+    char alloc_flamegraph[HP_OUTPUT_PATH_MAX]; /* HOTPATH_ALLOC_FLAMEGRAPH: their SVG, "" = none */
+    /* Time series and the HTML report (README "Time series"). */
+    unsigned history_mb;                /* HOTPATH_HISTORY_MB: memory for the series, 0 = none */
+    char html_path[HP_OUTPUT_PATH_MAX]; /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
 };
 
 typedef const char *(*hp_getenv_fn)(const char *name);

@@ -1,8 +1,9 @@
-/* report.c — see report.h. The writer uses raw syscalls and the profiler's own memory only, so it
- * can run while a program thread holds a libc lock (a report requested by a signal). */
+/* report.c — see report.h. The writer uses the platform's file calls (raw syscalls on Linux) and
+ * the profiler's own memory only, so it can run while a program thread holds a libc lock (a report
+ * requested by a signal). */
 #define _GNU_SOURCE
 #include "report.h"
-#include "cpu_section.h"
+
 
 #include <errno.h>
 #include <signal.h>
@@ -12,15 +13,24 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../collectors/clock.h"
+#if !defined(__APPLE__)
+#include "../collectors/lines.h"
+#endif
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
+#include "alloc_section.h"
+#if !defined(__APPLE__)
+#include "cpu_section.h"
+#endif
 #include "format.h"
+#if !defined(__APPLE__)
+#include "html.h"
+#endif
 #include "json.h"
 #include "section.h"
 
@@ -81,6 +91,9 @@ void hp_report_ending_signal(int sig, int tid)
 {
     atomic_store(&signal_tid, tid);
     atomic_store(&ending_signal, sig);
+#if !defined(__APPLE__)   /* no line table in the macOS build */
+    hp_lines_refuse();   /* the interrupted thread may hold the malloc lock libdw would need */
+#endif
 }
 
 static void signal_thread(char *out, size_t size)
@@ -138,7 +151,7 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
     if (sig) {
         char thread[24];
         signal_thread(thread, sizeof thread);
-        hp_buf_printf(out, " | ended by SIG%s in ", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        hp_buf_printf(out, " | ended by SIG%s in ", hp_platform_signal_name(sig));
         hp_buf_puts(out, thread);
     }
     hp_buf_putc(out, '\n');
@@ -172,7 +185,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     int sig = atomic_load(&ending_signal);
     if (sig) {
         char name[16] = "SIG";
-        strncat(name, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", sizeof name - 4);
+        strncat(name, hp_platform_signal_name(sig), sizeof name - 4);
         hp_json_string(&j, "ended_by_signal", name);
         char thread[24];
         signal_thread(thread, sizeof thread);
@@ -229,13 +242,12 @@ static int open_output(int *owned)
         warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
         return stderr_fd();
     }
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-                          O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         struct hp_buf m = { 0 };
         hp_buf_puts(&m, "hotpath: cannot write the report to ");
         hp_buf_puts(&m, path);
-        hp_buf_printf(&m, " (%s); writing it to stderr\n", strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+        hp_buf_printf(&m, " (%s); writing it to stderr\n", hp_platform_errno_name(errno));
         if (m.data) warn(m.data);
         hp_buf_free(&m);
         return stderr_fd();
@@ -254,14 +266,13 @@ void hp_report_checkpoint(void)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     struct hp_buf out = { 0 };
     hp_report_render(&out, hp_config.format, hp_config.sections);
-    syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    hp_platform_unlink(tmp);
+    int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd >= 0) {
         if (out.data && !out.failed) hp_platform_write_all(fd, out.data, out.len);
-        syscall(SYS_close, fd);
-        if (out.data && !out.failed) syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, path);
-        else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+        hp_platform_close(fd);
+        if (out.data && !out.failed) hp_platform_rename(tmp, path);
+        else hp_platform_unlink(tmp);
     }
     hp_buf_free(&out);
 }
@@ -270,15 +281,19 @@ void hp_report_write_final(void)
 {
     if (atomic_exchange(&written, 1)) return;
     int saved = errno;
+    if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
     if (hp_config.format != HP_FORMAT_NONE) {
-        hp_sample(1);
         struct hp_buf out = { 0 };
         hp_report_render(&out, hp_config.format, hp_config.sections);
         int owned, fd = open_output(&owned);
         if (out.data) hp_platform_write_all(fd, out.data, out.len);
-        if (owned) syscall(SYS_close, fd);
+        if (owned) hp_platform_close(fd);
         hp_buf_free(&out);
     }
-    hp_cpu_folded_write(report_pid, report_image);   /* HOTPATH_CPU_FOLDED */
+    hp_alloc_files_write(report_pid, report_image); /* HOTPATH_ALLOC_FOLDED, HOTPATH_ALLOC_FLAMEGRAPH */
+#if !defined(__APPLE__)   /* no CPU profile and no HTML report in the macOS build */
+    hp_cpu_files_write(report_pid, report_image);   /* HOTPATH_CPU_FOLDED, HOTPATH_CPU_FLAMEGRAPH */
+    hp_html_write(report_pid, report_image);       /* HOTPATH_HTML_PATH */
+#endif
     errno = saved;
 }

@@ -556,7 +556,9 @@ static const struct bad {
     { "HOTPATH_CPU_HZ", "1001", "99", 0 },
     { "HOTPATH_STACK_DEPTH", "0", "32", 0 },
     { "HOTPATH_STACK_DEPTH", "129", "32", 0 },
-    { "HOTPATH_ALLOC_SAMPLE_BYTES", "0", "524288", 0 },
+    { "HOTPATH_ALLOC_SAMPLE_BYTES", "-1", "524288", 0 },
+    { "HOTPATH_ALLOC_SAMPLE_BYTES", "1073741825", "524288", 0 },
+    { "HOTPATH_ALLOC_CUMULATIVE", "sometimes", "false", 0 },
     { "HOTPATH_ALLOC_SAMPLE_BYTES", "1g", "524288", 0 },
 };
 
@@ -614,20 +616,61 @@ START_TEST(call_stack_settings)
     ck_assert_uint_eq(cfg.cpu_hz, 1000);
     ck_assert_uint_eq(cfg.stack_depth, 1);
     ck_assert_uint_eq(cfg.alloc_sample_bytes, 65536);
+    ck_assert_int_eq(cfg.alloc_cumulative, 0);
     ck_assert_str_eq(cfg.cpu_folded, "");
     reset();
-    set("HOTPATH_CPU_FOLDED", "/tmp/cpu-%p.folded");
+    set("HOTPATH_ALLOC_SAMPLE_BYTES", "0");
+    set("HOTPATH_ALLOC_CUMULATIVE", "true");
     parse();
     assert_no_warnings();
-    ck_assert_str_eq(cfg.cpu_folded, "/tmp/cpu-%p.folded");
+    ck_assert_uint_eq(cfg.alloc_sample_bytes, 0);
+    ck_assert_int_eq(cfg.alloc_cumulative, 1);
+    /* the output files of the profile: a path, or one warning and none when too long */
     static char too_long[HP_OUTPUT_PATH_MAX + 1];
     memset(too_long, 'c', sizeof too_long - 1);
+    const struct { const char *var; const char *value; const char *field; } paths[] = {
+        { "HOTPATH_CPU_FOLDED", "/tmp/cpu-%p.folded", cfg.cpu_folded },
+        { "HOTPATH_CPU_FLAMEGRAPH", "/tmp/cpu-%p.svg", cfg.cpu_flamegraph },
+    };
+    for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {
+        reset();
+        set(paths[i].var, paths[i].value);
+        parse();
+        assert_no_warnings();
+        ck_assert_str_eq(paths[i].field, paths[i].value);
+        reset();
+        set(paths[i].var, too_long);
+        parse();
+        ck_assert_uint_eq(nwarn, 1);
+        ck_assert(strstr(warnings[0], paths[i].var) != NULL);
+        ck_assert_str_eq(paths[i].field, "");
+    }
+}
+END_TEST
+
+START_TEST(history_and_html_settings)
+{
     reset();
-    set("HOTPATH_CPU_FOLDED", too_long);
     parse();
-    ck_assert_uint_eq(nwarn, 1);
-    ck_assert(strstr(warnings[0], "HOTPATH_CPU_FOLDED") != NULL);
-    ck_assert_str_eq(cfg.cpu_folded, "");
+    ck_assert_uint_eq(cfg.history_mb, 16);
+    ck_assert_str_eq(cfg.html_path, "");
+    reset();
+    set("HOTPATH_HISTORY_MB", "0");
+    set("HOTPATH_HTML_PATH", "report-%p.html");
+    parse();
+    assert_no_warnings();
+    ck_assert_uint_eq(cfg.history_mb, 0);
+    ck_assert_str_eq(cfg.html_path, "report-%p.html");
+    static const char *const bad[] = { "-1", "65537", "16MB", "" };
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        reset();
+        set("HOTPATH_HISTORY_MB", bad[i]);
+        parse();
+        ck_assert_uint_eq(nwarn, 1);
+        ck_assert(strstr(warnings[0], "HOTPATH_HISTORY_MB") != NULL);
+        ck_assert(strstr(warnings[0], "using 16") != NULL);
+        ck_assert_uint_eq(cfg.history_mb, 16);
+    }
 }
 END_TEST
 
@@ -784,6 +827,7 @@ static Suite *config_suite(void)
     tc = tcase_create("expand_path");
     HP_ADD(tc, expand_path);
     HP_ADD(tc, expand_path_too_long);
+    HP_ADD(tc, history_and_html_settings);
     suite_add_tcase(s, tc);
     return s;
 }
