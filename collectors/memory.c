@@ -7,7 +7,13 @@
 
 #include "memory_heap.h"
 
-static _Atomic uint64_t heap_bytes, page_bytes;
+static _Atomic uint64_t heap_bytes, unlisted_page_bytes;
+
+/* Page-backed tables are sized for the worst case and touched as they fill: what they cost is
+ * their resident part, read when asked. Regions past the list count whole. */
+#define MAX_REGIONS 512
+static struct { void *_Atomic p; size_t n; } regions[MAX_REGIONS];
+static _Atomic unsigned nregions;
 
 static size_t usable(void *p)
 {
@@ -48,11 +54,24 @@ char *hp_strdup(const char *s)
 void *hp_pages(size_t n)
 {
     void *p = hp_heap_map_pages(n);
-    if (p) atomic_fetch_add_explicit(&page_bytes, n, memory_order_relaxed);
+    if (!p) return NULL;
+    unsigned i = atomic_fetch_add(&nregions, 1);
+    if (i < MAX_REGIONS) {
+        regions[i].n = n;
+        atomic_store_explicit(&regions[i].p, p, memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&unlisted_page_bytes, n, memory_order_relaxed);
+    }
     return p;
 }
 
 uint64_t hp_memory_in_use(void)
 {
-    return atomic_load(&heap_bytes) + atomic_load(&page_bytes);
+    uint64_t total = atomic_load(&heap_bytes) + atomic_load(&unlisted_page_bytes);
+    unsigned n = atomic_load(&nregions);
+    for (unsigned i = 0; i < n && i < MAX_REGIONS; i++) {
+        void *p = atomic_load_explicit(&regions[i].p, memory_order_acquire);
+        if (p) total += hp_heap_resident(p, regions[i].n);
+    }
+    return total;
 }

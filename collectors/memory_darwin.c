@@ -7,6 +7,7 @@
 
 #include <malloc/malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static malloc_zone_t *zone;
 
@@ -43,4 +44,16 @@ void *hp_heap_map_pages(size_t n)
 {
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+size_t hp_heap_resident(void *p, size_t n)
+{
+    char vec[1024];
+    size_t page = (size_t)getpagesize(), resident = 0;
+    for (size_t off = 0; off < n; off += sizeof vec * page) {
+        size_t len = n - off < sizeof vec * page ? n - off : sizeof vec * page;
+        if (mincore((char *)p + off, len, vec) != 0) return n;
+        for (size_t i = 0; i < (len + page - 1) / page; i++) resident += (vec[i] & 1) ? page : 0;
+    }
+    return resident < n ? resident : n;
 }

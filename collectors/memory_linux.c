@@ -47,3 +47,15 @@ void *hp_heap_map_pages(size_t n)
     long r = syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return r == -1 ? NULL : (void *)r;
 }
+
+size_t hp_heap_resident(void *p, size_t n)
+{
+    unsigned char vec[1024];
+    size_t page = 4096, resident = 0;
+    for (size_t off = 0; off < n; off += sizeof vec * page) {
+        size_t len = n - off < sizeof vec * page ? n - off : sizeof vec * page;
+        if (syscall(SYS_mincore, (char *)p + off, len, vec) != 0) return n;
+        for (size_t i = 0; i < (len + page - 1) / page; i++) resident += (vec[i] & 1) ? page : 0;
+    }
+    return resident < n ? resident : n;
+}
