@@ -28,7 +28,7 @@ UNIT_SRC += collectors/symbols.c collectors/demangle.c collectors/unloaded.c col
 UNIT_SRC += collectors/stacks.c
 UNIT_SRC += report/http_parse.c report/prometheus_text.c
 UNIT_SRC += collectors/series.c collectors/trend.c
-UNIT_SRC += report/flamegraph.c
+UNIT_SRC += report/flamegraph.c report/fn_names.c
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

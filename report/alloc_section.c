@@ -228,7 +228,9 @@ static void alloc_table(const void *snap, struct hp_buf *out, unsigned limit)
         snprintf(count, sizeof count, "%llu", (unsigned long long)calls(r->calls_fx));
         hp_fmt_bytes(live_bytes, (int64_t)r->live_bytes);
         hp_fmt_percent(share, pct(r->bytes, s->bytes));
-        const char *cells[] = { name_of(s, r)->name, bytes, count, live_bytes, share };
+        char shown_name[HP_FN_NAME];
+        hp_fn_display(name_of(s, r)->name, shown_name, sizeof shown_name, HP_FN_SHOWN);
+        const char *cells[] = { shown_name, bytes, count, live_bytes, share };
         hp_table_add_row(&t, cells);
     }
     hp_table_render(&t, out);

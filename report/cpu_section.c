@@ -209,8 +209,10 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
         snprintf(samples, sizeof samples, "%llu", (unsigned long long)f->self);
         hp_fmt_percent(self, pct(f->self, s->v.samples));
         hp_fmt_percent(total, pct(f->total, s->v.samples));
+        char shown_name[HP_FN_NAME];
         hp_fn_where(f->id, where, sizeof where);
-        const char *cells[] = { f->id->name, samples, self, total, f->id->module[0] ? f->id->module : "-", where };
+        hp_fn_display(f->id->name, shown_name, sizeof shown_name, HP_FN_SHOWN);
+        const char *cells[] = { shown_name, samples, self, total, f->id->module[0] ? f->id->module : "-", where };
         hp_table_add_row(&t, cells);
     }
     hp_table_render(&t, out);

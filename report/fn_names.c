@@ -139,3 +139,53 @@ void hp_fn_json(struct hp_json *j, const struct hp_fn_name *f)
         hp_json_null(j, "line");
     }
 }
+
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Copy src to out with every outermost bracketed run opened by `open` right after a name (a
+ * template's `>`, or for a parameter list an operator's sign) replaced by `open…close`
+ * (`operator<` itself is left alone). */
+static void collapse(const char *src, char *out, size_t size, char open, char close)
+{
+    size_t n = 0;
+    for (const char *p = src; *p && n + 1 < size;) {
+        int operator_sign = p - src >= 8 && strncmp(p - 8, "operator", 8) == 0;
+        int after_name = p > src && (ident_char(p[-1]) || p[-1] == '>' ||
+                                     (open == '(' && !strchr(" :(,", p[-1])));
+        if (*p == open && after_name && !operator_sign) {
+            int depth = 0;
+            const char *q = p;
+            for (; *q; q++) {
+                if (*q == open) depth++;
+                else if (*q == close && --depth == 0) break;
+            }
+            if (n + 6 < size) {   /* a name cut short ends inside its brackets: close them */
+                n += (size_t)snprintf(out + n, size - n, "%c\xe2\x80\xa6%c", open, close);
+                if (!*q) break;
+                p = q + 1;
+                continue;
+            }
+        }
+        out[n++] = *p++;
+    }
+    out[n] = 0;
+}
+
+void hp_fn_display(const char *name, char *out, size_t size, size_t max)
+{
+    char a[HP_FN_NAME * 2], b[HP_FN_NAME * 2];
+    snprintf(out, size, "%s", name);
+    if (strlen(out) <= max) return;
+    collapse(name, a, sizeof a, '<', '>');
+    snprintf(out, size, "%s", a);
+    if (strlen(out) <= max) return;
+    collapse(a, b, sizeof b, '(', ')');
+    snprintf(out, size, "%s", b);
+    if (strlen(out) <= max) return;
+    size_t cut = max >= 3 ? max - 3 : 0;
+    while (cut > 0 && ((unsigned char)out[cut] & 0xC0) == 0x80) cut--;   /* not inside a character */
+    snprintf(out + cut, size - cut, "\xe2\x80\xa6");
+}

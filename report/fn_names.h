@@ -7,8 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HP_FN_NAME 160
+#define HP_FN_NAME 384
 #define HP_FN_MODULE 96
+#define HP_FN_SHOWN 80         /* bytes of a name in a text table (hp_fn_display) */
 
 struct hp_fn_name {
     char name[HP_FN_NAME];
@@ -40,6 +41,10 @@ void hp_fn_names_locate(struct hp_fn_names *m);
 /* The profiler's own code (libhotpath: its hooks, its thread start), left out of the program's stacks. */
 int hp_fn_is_profiler(const struct hp_fn_name *f);
 
+/* A function's name as a text table shows it, in at most max bytes (max < size): a C++ name too
+ * long for that loses its template arguments (`std::vector<…>::push_back`), then its parameter
+ * list (`f(…)`), and is cut with `…` as a last resort. JSON keeps the whole name. */
+void hp_fn_display(const char *name, char *out, size_t size, size_t max);
 /* `file.c:42` (the file's base name), or `-` where the location is unknown. */
 void hp_fn_where(const struct hp_fn_name *f, char *out, size_t size);
 /* The function's `name`, `module`, `file` and `line` (null where unknown) into a JSON object. */
