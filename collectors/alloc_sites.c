@@ -186,11 +186,13 @@ void hp_alloc_unsample(void *p)
 void hp_alloc_sites_fork_child(void)
 {
     if (!atomic_load(&on)) return;
+    /* the tables are whole page blocks: given back rather than written, so each child of a
+     * forking server does not make them resident */
     memset(hp_alloc_filter, 0, sizeof hp_alloc_filter);
-    memset((void *)filter_counts, 0, 1u << HP_ALLOC_FILTER_BITS);
-    memset(live, 0, sizeof *live * (live_mask + 1));
-    memset(sites, 0, sizeof *sites * (table.max_entries + 1));
-    memset(threads, 0, sizeof *threads * (HP_ALLOC_THREADS + 1));
+    hp_pages_zero((void *)filter_counts, 1u << HP_ALLOC_FILTER_BITS);
+    hp_pages_zero(live, sizeof *live * (live_mask + 1));
+    hp_pages_zero(sites, sizeof *sites * (table.max_entries + 1));
+    hp_pages_zero(threads, sizeof *threads * (HP_ALLOC_THREADS + 1));
     hp_stacks_reset(&table);
     atomic_store(&samples, 0);
     atomic_store(&untracked, 0);

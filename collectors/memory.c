@@ -65,6 +65,11 @@ void *hp_pages(size_t n)
     return p;
 }
 
+void hp_pages_zero(void *p, size_t n)
+{
+    hp_heap_zero_pages(p, n);
+}
+
 uint64_t hp_memory_in_use(void)
 {
     uint64_t total = atomic_load(&heap_bytes) + atomic_load(&unlisted_page_bytes);

@@ -6,6 +6,7 @@
 #include "memory_heap.h"
 
 #include <malloc/malloc.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -56,4 +57,9 @@ size_t hp_heap_resident(void *p, size_t n)
         for (size_t i = 0; i < (len + page - 1) / page; i++) resident += (vec[i] & 1) ? page : 0;
     }
     return resident < n ? resident : n;
+}
+
+void hp_heap_zero_pages(void *p, size_t n)
+{
+    memset(p, 0, n);   /* MADV_FREE may keep the old contents: no zero guarantee on macOS */
 }

@@ -19,6 +19,8 @@ extern struct hp_heap hp_heap;
 
 /* n bytes of zeroed pages, never freed; NULL on failure. Never re-enters the hooks. */
 void *hp_heap_map_pages(size_t n);
+/* Make pages of hp_heap_map_pages zero again, giving back what was resident. */
+void hp_heap_zero_pages(void *p, size_t n);
 /* Bytes of the pages [p, p + n) that are resident now (touched so far); n when it cannot tell. */
 size_t hp_heap_resident(void *p, size_t n);
 

@@ -7,6 +7,7 @@
 #include "memory_heap.h"
 
 #include <dlfcn.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,4 +59,10 @@ size_t hp_heap_resident(void *p, size_t n)
         for (size_t i = 0; i < (len + page - 1) / page; i++) resident += (vec[i] & 1) ? page : 0;
     }
     return resident < n ? resident : n;
+}
+
+void hp_heap_zero_pages(void *p, size_t n)
+{
+    /* private anonymous pages read as zero again after MADV_DONTNEED */
+    if (syscall(SYS_madvise, p, n, MADV_DONTNEED) != 0) memset(p, 0, n);
 }
