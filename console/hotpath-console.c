@@ -369,8 +369,8 @@ static void io_table(struct table *t, json_t *io)
     }
 }
 
-/* Functions views (functions_cpu, functions_alloc), when the process serves them: each function
- * with its self and total figures (samples, or bytes). */
+/* The CPU profile (functions_cpu), when the process serves it: each function with its self and
+ * total samples. */
 static void functions_table(struct table *t, json_t *f)
 {
     static const char *const cols[] = { "Function", "Module", "Self", "Total", "Self%", "Total%" };
@@ -379,14 +379,13 @@ static void functions_table(struct table *t, json_t *f)
     t->left = 3;
     t->colour_col = -1;
     json_t *rows = json_object_get(f, "functions");
-    if (!rows) rows = json_object_get(f, "rows");
     if (json_is_false(json_object_get(f, "enabled")))
         snprintf(t->note, sizeof t->note, "profile off: %s", str(f, "off_reason"));
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r) {
         struct row *row = add_row(t);
-        double self = num(r, "self_count") + num(r, "self_bytes"), total = num(r, "total_count") + num(r, "total_bytes");
+        double self = num(r, "self_count"), total = num(r, "total_count");
         const char *m = str(r, "module"), *slash = strrchr(m, '/');
         cell(row, 0, (double)i, "%s", str(r, "name"));
         cell(row, 1, 0, "%s", slash ? slash + 1 : m);
@@ -394,6 +393,33 @@ static void functions_table(struct table *t, json_t *f)
         cell(row, 3, total, "%.0f", total);
         cell(row, 4, num(r, "self_percent"), "%.1f%%", num(r, "self_percent"));
         cell(row, 5, num(r, "total_percent"), "%.1f%%", num(r, "total_percent"));
+    }
+}
+
+/* Allocation call sites (functions_alloc): estimated bytes, calls and live bytes by function. */
+static void alloc_sites_table(struct table *t, json_t *f)
+{
+    static const char *const cols[] = { "Function", "Module", "Bytes", "Calls", "Live", "Total%" };
+    static const int w[] = { 40, 24, 10, 10, 10, 7 };
+    set_cols(t, 6, cols, w);
+    t->left = 3;
+    t->colour_col = -1;
+    if (json_is_false(json_object_get(f, "enabled")))
+        snprintf(t->note, sizeof t->note, "allocation sampling off (HOTPATH_ALLOC_SAMPLE_BYTES=0)");
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(f, "functions"), i, r) {
+        struct row *row = add_row(t);
+        char bytes[32], live[32];
+        const char *m = str(r, "module"), *slash = strrchr(m, '/');
+        fmt_bytes(bytes, sizeof bytes, num(r, "alloc_bytes"));
+        fmt_bytes(live, sizeof live, num(r, "live_bytes"));
+        cell(row, 0, (double)i, "%s", str(r, "name"));
+        cell(row, 1, 0, "%s", slash ? slash + 1 : m);
+        cell(row, 2, num(r, "alloc_bytes"), "%s", bytes);
+        cell(row, 3, num(r, "alloc_count"), "%.0f", num(r, "alloc_count"));
+        cell(row, 4, num(r, "live_bytes"), "%s", live);
+        cell(row, 5, num(r, "alloc_percent"), "%.1f%%", num(r, "alloc_percent"));
     }
 }
 
@@ -499,7 +525,8 @@ static void draw(struct state *s)
             if (!s->view[0]) snprintf(t.note, sizeof t.note, "view not available: io (HOTPATH_REPORT)");
         } else {
             const char *key = tab == 3 ? "functions_alloc" : "functions_cpu";
-            if (s->view[0]) functions_table(&t, s->view[0]);
+            if (s->view[0] && tab == 3) alloc_sites_table(&t, s->view[0]);
+            else if (s->view[0]) functions_table(&t, s->view[0]);
             else {
                 /* the per-function view is not served: the per-thread figures instead */
                 threads_table(&t, s->threads, 0);

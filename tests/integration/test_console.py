@@ -76,10 +76,14 @@ def test_console_shows_the_worker_and_updates_and_switches_tabs():
             t.keys("3")
             t.wait(r"/dev/null\s+char")
             views = get_json(p.url("/profiler_status"))[1]["views"]
+            heads = {"functions_alloc": r"Function\s+Module\s+Bytes\s+Calls\s+Live",
+                     "functions_cpu": r"Function\s+Module\s+Self"}
             for key, tab in (("functions_alloc", "4"), ("functions_cpu", "5")):
                 t.keys(tab)
                 if key in views:
-                    t.wait(r"Function\s+Module\s+Self")
+                    t.wait(heads[key])
+                    if key == "functions_alloc":          # the worker's sampled allocations, in bytes
+                        t.wait(r"\bworker\s+live\s+[\d.]+ [KM]?B\s+\d+\s+[\d.]+ [KM]?B")
                 else:
                     t.wait(f"view not available: {key}")
                     t.wait(r"\bworker\s+\d+")                # per-thread figures instead, never empty
