@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "hash.h"
+
 const char *const hp_io_kind_names[HP_IO_KINDS] = {
     "file", "dir", "pipe", "fifo", "tcp", "udp", "unix", "socket", "tty", "char", "block", "anon",
     "other",
@@ -238,10 +240,5 @@ int hp_io_key(const struct hp_io_name *n, int iter, uint64_t seq, char *out, siz
 
 uint32_t hp_io_hash(const char *key)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-        h ^= *p;
-        h *= 16777619u;
-    }
-    return h;
+    return hp_fnv1a(key, strlen(key), HP_FNV_BASIS);
 }

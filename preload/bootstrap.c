@@ -177,11 +177,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     self->guard++;
     hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
     find_identity();
-    char comm[16];
-    hp_platform_thread_comm(comm);
-    hp_registry_inherit(self->record, comm);
-    hp_report_identity(hp_pid, argc, argv, hp_now_ns());
-    hp_report_keep_stderr();
+    hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
     hp_signals_init();
     hp_cpu_start(self);

@@ -66,11 +66,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv)
     self->guard++;
     hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
     hp_alloc_sites_start();
-    char comm[16];
-    hp_platform_thread_comm(comm);
-    hp_registry_inherit(self->record, comm);
-    hp_report_identity(hp_pid, argc, argv, hp_now_ns());
-    hp_report_keep_stderr();
+    hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
     if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../collectors/hash.h"
 #include "../collectors/memory.h"
 #include "../collectors/sort.h"
 #include "utf8.h"
@@ -110,13 +111,6 @@ static void put_cpx(struct hp_buf *b, uint64_t cpx)
     hp_buf_printf(b, "%llu.%02llu", (unsigned long long)(cpx / 100), (unsigned long long)(cpx % 100));
 }
 
-static uint32_t name_hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 /* one frame: depth 0 is the root; start and end in counts */
 static void draw(struct graph *g, const char *name, size_t len, unsigned depth, uint64_t start, uint64_t end)
 {
@@ -126,7 +120,7 @@ static void draw(struct graph *g, const char *name, size_t len, unsigned depth, 
     if (w < MIN_WIDTH_CPX) return;
     uint64_t x_cpx = (uint64_t)PAD * 100 + x;
     unsigned y = g->height - PAD - (depth + 1) * FRAME_H;
-    uint32_t h = name_hash(name, len);
+    uint32_t h = hp_fnv1a(name, len, HP_FNV_BASIS);
     uint64_t permyriad = (uint64_t)((double)(end - start) * 10000.0 / (double)g->total);
     struct hp_buf *b = g->out;
     hp_buf_puts(b, "<g><title>");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../collectors/hash.h"
 #include "../collectors/memory.h"
 #include "../collectors/symbols.h"
 #include "json.h"
@@ -20,21 +21,11 @@ int hp_fn_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-static uint64_t mix(uint64_t h)
+/* (name, module): the two strings with a byte between them that neither holds */
+static uint32_t fn_hash(const char *name, const char *module)
 {
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t str_hash(const char *a, const char *b)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *a; a++) h = (h ^ (unsigned char)*a) * 1099511628211ull;
-    h = (h ^ 0xFF) * 1099511628211ull;
-    for (; *b; b++) h = (h ^ (unsigned char)*b) * 1099511628211ull;
-    return h;
+    uint32_t h = hp_fnv1a(name, strlen(name), HP_FNV_BASIS);
+    return hp_fnv1a(module, strlen(module), hp_fnv1a("\xff", 1, h));
 }
 
 static uint32_t pow2_at_least(uint64_t n)
@@ -71,8 +62,8 @@ void hp_fn_names_close(struct hp_fn_names *m)
 int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *module)
 {
     if (!m->fn_slots) return -1;
-    uint64_t h = str_hash(name, module);
-    for (uint32_t i = (uint32_t)h & m->fn_mask;; i = (i + 1) & m->fn_mask) {
+    uint32_t h = fn_hash(name, module);
+    for (uint32_t i = h & m->fn_mask;; i = (i + 1) & m->fn_mask) {
         uint32_t v = m->fn_slots[i];
         if (v == 0) {
             if (m->n > m->fn_mask / 2 || hp_fn_grow((void **)&m->fns, &m->cap, m->n + 1, sizeof *m->fns))
@@ -92,7 +83,7 @@ int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *
 int64_t hp_fn_names_of(struct hp_fn_names *m, uintptr_t addr)
 {
     if (!m->addr_keys) return -1;
-    for (uint32_t i = (uint32_t)mix(addr) & m->addr_mask;; i = (i + 1) & m->addr_mask) {
+    for (uint32_t i = (uint32_t)hp_mix64(addr) & m->addr_mask;; i = (i + 1) & m->addr_mask) {
         if (m->addr_keys[i] == addr) return m->addr_vals[i];
         if (m->addr_keys[i] == 0) {
             char name[HP_FN_NAME], module[HP_FN_MODULE];
@@ -120,10 +111,15 @@ int hp_fn_is_profiler(const struct hp_fn_name *f)
     return strncmp(f->module, "libhotpath", 10) == 0;
 }
 
+void hp_location_text(const char *file, unsigned line, char *out, size_t size)
+{
+    const char *base = strrchr(file, '/');
+    snprintf(out, size, "%s:%u", base ? base + 1 : file, line);
+}
+
 void hp_fn_where(const struct hp_fn_name *f, char *out, size_t size)
 {
-    const char *base = strrchr(f->file, '/');
-    if (f->file[0]) snprintf(out, size, "%s:%u", base ? base + 1 : f->file, f->line);
+    if (f->file[0]) hp_location_text(f->file, f->line, out, size);
     else snprintf(out, size, "-");
 }
 

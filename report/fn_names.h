@@ -45,7 +45,9 @@ int hp_fn_is_profiler(const struct hp_fn_name *f);
  * long for that loses its template arguments (`std::vector<…>::push_back`), then its parameter
  * list (`f(…)`), and is cut with `…` as a last resort. JSON keeps the whole name. */
 void hp_fn_display(const char *name, char *out, size_t size, size_t max);
-/* `file.c:42` (the file's base name), or `-` where the location is unknown. */
+/* `file.c:42`: a source location as the text tables show it (the file's base name). */
+void hp_location_text(const char *file, unsigned line, char *out, size_t size);
+/* The function's location as hp_location_text writes it, or `-` where it is unknown. */
 void hp_fn_where(const struct hp_fn_name *f, char *out, size_t size);
 /* The function's `name`, `module`, `file` and `line` (null where unknown) into a JSON object. */
 struct hp_json;

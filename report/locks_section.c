@@ -11,6 +11,7 @@
 #include "../collectors/memory.h"
 #include "../collectors/sort.h"
 #include "../collectors/symbols.h"
+#include "fn_names.h"
 #include "format.h"
 #include "prometheus.h"
 #include "section.h"
@@ -157,10 +158,8 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
         char file[256];
         unsigned line;
         hp_syms_frame(syms, l->frames[i], r->frames[i], FRAME_NAME);
-        if (hp_syms_location(syms, l->frames[i], file, sizeof file, &line)) {
-            const char *base = strrchr(file, '/');
-            snprintf(r->locations[i], sizeof r->locations[i], "%.48s:%u", base ? base + 1 : file, line);
-        }
+        if (hp_syms_location(syms, l->frames[i], file, sizeof file, &line))
+            hp_location_text(file, line, r->locations[i], sizeof r->locations[i]);
     }
     if (l->shared) {
         snprintf(r->name, sizeof r->name, "<other>");
@@ -331,7 +330,6 @@ static void mutexes_table(const void *snap, struct hp_buf *out, unsigned limit)
         hp_table_add_row(&t, cells);
     }
     hp_table_render(&t, out);
-    if (t.failed) out->failed = 1;
     hp_table_free(&t);
 }
 
@@ -368,7 +366,6 @@ static void rw_locks_table(const void *snap, struct hp_buf *out, unsigned limit)
         }
     }
     hp_table_render(&t, out);
-    if (t.failed) out->failed = 1;
     hp_table_free(&t);
 }
 

@@ -45,18 +45,18 @@ static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
 static _Atomic int signal_tid;        /* the thread it was delivered to */
 
-void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns)
+void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
 {
+    /* threads the program makes inherit the process's name until they set their own */
+    char comm[16];
+    hp_platform_thread_comm(comm);
+    hp_registry_inherit(main_record, comm);
     report_pid = pid;
-    report_start_ns = start_ns;
+    report_start_ns = hp_now_ns();
     report_argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report_argv);
-    if (!report_argv) return;
-    for (int i = 0; i < argc; i++)
-        if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
-}
-
-void hp_report_keep_stderr(void)
-{
+    if (report_argv)
+        for (int i = 0; i < argc; i++)
+            if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
     stderr_copy = hp_platform_dup_high(2);

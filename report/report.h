@@ -10,8 +10,11 @@
 
 #define HP_VERSION "0.1.0"
 
-/* Who is being profiled: set at start and again in a fork child. argv is copied. */
-void hp_report_identity(int pid, int argc, char **argv, uint64_t start_ns);
+/* At start, on the main thread (registry record main_record): who is being profiled (argv is
+ * copied, the start time taken now), the name its threads inherit, and a private copy of stderr
+ * for the report. */
+void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv);
+/* The same in a fork child: its pid and start time. */
 void hp_report_child_identity(int pid, uint64_t start_ns);
 /* The process image number (%n): 0 before any exec, carried across exec. */
 void hp_report_set_image(unsigned image);
@@ -21,8 +24,6 @@ void hp_report_rearm(void);
 /* The process is ending by this signal, delivered to thread tid (named in the report).
  * Async-signal-safe. */
 void hp_report_ending_signal(int sig, int tid);
-/* Keep a private copy of stderr for the report (called once at start). */
-void hp_report_keep_stderr(void);
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections);
 /* Who is profiled, for the live views (report/http_server.c). */
 int hp_report_pid(void);

@@ -70,6 +70,7 @@ static void line(struct hp_buf *out, const size_t *widths, unsigned ncols, const
 
 void hp_table_render(const struct hp_table *t, struct hp_buf *out)
 {
+    if (t->failed) out->failed = 1;   /* a row that could not be kept: the output is incomplete */
     size_t *widths = hp_alloc(t->ncols * sizeof *widths);
     if (!widths) { out->failed = 1; return; }
     for (unsigned c = 0; c < t->ncols; c++) widths[c] = hp_utf8_width(t->headers[c]);

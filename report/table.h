@@ -15,6 +15,7 @@ struct hp_table {
 void hp_table_init(struct hp_table *t, unsigned ncols, const char *const *headers);
 /* Append a row of ncols cells; program-supplied text is cleaned (invalid UTF-8, control chars). */
 void hp_table_add_row(struct hp_table *t, const char *const *cells);
+/* Append the table to out; out is marked failed when the table or its rendering ran out of memory. */
 void hp_table_render(const struct hp_table *t, struct hp_buf *out);
 void hp_table_free(struct hp_table *t);
 

@@ -183,7 +183,6 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
         hp_table_add_row(&t, cells);
     }
     hp_table_render(&t, out);
-    if (t.failed) out->failed = 1;
     hp_table_free(&t);
     if (s->has_history) history_line(s, out);
 }
