@@ -92,6 +92,16 @@ static void free_slot(struct hp_record *r)
     free_slots = r->slot;
 }
 
+void hp_registry_give_states(struct hp_thread *states, size_t n)
+{
+    hp_spin_lock(&lock);
+    while (n-- > 0) {
+        states[n].next_free = free_states;
+        free_states = &states[n];
+    }
+    hp_spin_unlock(&lock);
+}
+
 /* caller holds the lock */
 static struct hp_thread *new_state(void)
 {

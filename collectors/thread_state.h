@@ -32,7 +32,7 @@ struct hp_thread {
     uint32_t io_countdown;
     /* CPU profile (collectors/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
     struct hp_cpu_buf *cpu_buf;
-};
+} __attribute__((aligned(64)));   /* no two threads' counters share a cache line */
 
 #if defined(__APPLE__)
 /* macOS allocates a __thread variable on its thread's first use, inside whichever malloc hook

@@ -10,40 +10,38 @@
 
 #include "alloc_count.h"
 
-int hp_glibc_chunks;
-
 void hp_alloc_init(void)
 {
     Dl_info info;
-    if (!dladdr((void *)hp_real.malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "/libc.so"))
+    if (!dladdr((void *)hp_hot.real.malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "/libc.so"))
         return;
     static const size_t sizes[] = { 1, 24, 25, 100, 1000, 4096, 100000, 200000, 1 << 20 };
     int same = 1;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-        void *p = hp_real.malloc(sizes[i]);
+        void *p = hp_hot.real.malloc(sizes[i]);
         if (!p) return;
-        same &= hp_chunk_usable(p) == hp_real.usable_size(p);
-        hp_real.free(p);
+        same &= hp_chunk_usable(p) == hp_hot.real.usable_size(p);
+        hp_hot.real.free(p);
     }
-    hp_glibc_chunks = same;
+    hp_hot.glibc_chunks = same;
 }
 
-void hp_count_alloc_slow(void *p)
+void *hp_count_alloc_slow(void *p, int movable)
 {
     struct hp_thread *t = hp_counting_thread();
-    if (t) hp_add_alloc(t, p);
+    return t ? hp_add_alloc(t, p, movable) : p;
 }
 
-void hp_count_free_slow(void *p)
+void hp_count_free_slow(void *p, int movable)
 {
     struct hp_thread *t = hp_counting_thread();
-    if (t) hp_add_free(t, p);
+    if (t) hp_add_free(t, p, movable);
 }
 
 /* Before the real allocator is known (dlsym is running), memory comes from the boot arena. */
 static int early(void)
 {
-    return unlikely(hp_real.malloc == NULL) && !hp_resolve();
+    return unlikely(hp_hot.real.malloc == NULL) && !hp_resolve();
 }
 
 static __attribute__((noinline, cold)) void *early_malloc(size_t n)
@@ -58,25 +56,25 @@ static __attribute__((noinline, cold)) void *early_malloc(size_t n)
  * real one. */
 static inline int fast_thread(const struct hp_thread *t)
 {
-    return likely(t != NULL) && likely(t->guard == 0) && likely(hp_glibc_chunks);
+    return likely(t != NULL) && likely(t->guard == 0) && likely(hp_hot.glibc_chunks);
 }
 
 static __attribute__((noinline, cold)) void *malloc_slow(void *p)
 {
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(p);
 }
 
 HP_EXPORT void *malloc(size_t n)
 {
-    if (unlikely(hp_real.malloc == NULL)) return early_malloc(n);
-    void *p = hp_real.malloc(n);
-    struct hp_thread *t = hp_self;
+    if (unlikely(hp_hot.real.malloc == NULL)) return early_malloc(n);
+    void *p = hp_hot.real.malloc(n);
+    struct hp_thread *t = hp_self_hot();
     if (likely(p != NULL) && fast_thread(t)) {
         size_t size = hp_chunk_usable(p);
         hp_count(&t->alloc_bytes, size);
         hp_count(&t->alloc_count, 1);
-        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0)) return hp_alloc_sample(t, p, size);
+        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0))
+            return hp_alloc_sample(t, p, size, hp_move_chunk);
         return p;
     }
     return malloc_slow(p);
@@ -85,20 +83,30 @@ HP_EXPORT void *malloc(size_t n)
 static __attribute__((noinline, cold)) void free_slow(void *p)
 {
     if (hp_in_boot_arena(p)) return;
-    if (hp_real.free == NULL && !hp_resolve()) return;
-    hp_count_free(p);
-    hp_real.free(p);
+    if (hp_hot.real.free == NULL && !hp_resolve()) return;
+    /* a moved block goes back to the profiler's heap, counted or not (a free under the guard) */
+    int moved = hp_hot.glibc_chunks && hp_moved(p);
+    struct hp_thread *t = hp_counting_thread();
+    if (t) hp_add_free(t, p, 1);
+    else if (moved) hp_forget_sampled(p);
+    if (moved) hp_moved_release(p);
+    else hp_hot.real.free(p);
 }
 
+/* The fast path reads the chunk header (glibc's, or the boot arena's, which looks mmapped):
+ * anything but a small heap chunk goes the slow way, sampled blocks among them (alloc_moved.h).
+ * glibc mode implies the real functions are known. */
 HP_EXPORT void free(void *p)
 {
-    struct hp_thread *t = hp_self;
-    if (likely(p != NULL) && likely(hp_real.free != NULL) && likely(!hp_in_boot_arena(p)) &&
-        fast_thread(t) && likely(!hp_alloc_maybe_sampled(p))) {
-        hp_count(&t->free_bytes, hp_chunk_usable(p));
-        hp_count(&t->free_count, 1);
-        hp_real.free(p);
-        return;
+    struct hp_thread *t = hp_self_hot();
+    if (likely(p != NULL) && fast_thread(t)) {
+        size_t head = hp_chunk_head(p);
+        if (likely(!(head & HP_CHUNK_LOOK))) {
+            hp_count(&t->free_bytes, (head & ~(size_t)7) - 8);
+            hp_count(&t->free_count, 1);
+            hp_hot.real.free(p);
+            return;
+        }
     }
     if (p) free_slow(p);
 }
@@ -110,9 +118,22 @@ HP_EXPORT void *calloc(size_t n, size_t size)
         if (__builtin_mul_overflow(n, size, &total)) return NULL;
         return hp_boot_alloc(total, 16);
     }
-    void *p = hp_real.calloc(n, size);
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(hp_hot.real.calloc(n, size));
+}
+
+/* A moved block is not glibc's to resize: what realloc does, done with our malloc and free. */
+static __attribute__((noinline, cold)) void *realloc_moved(void *p, size_t n)
+{
+    if (n == 0) {   /* glibc frees the block and returns NULL */
+        free(p);
+        return NULL;
+    }
+    void *q = malloc(n);
+    if (!q) return NULL;   /* errno is ENOMEM, and p lives on */
+    size_t old = hp_chunk_usable(p);
+    memcpy(q, p, old < n ? old : n);
+    free(p);
+    return q;
 }
 
 HP_EXPORT void *realloc(void *p, size_t n)
@@ -129,13 +150,14 @@ HP_EXPORT void *realloc(void *p, size_t n)
         return q;
     }
     size_t old = 0;
+    if (p && hp_hot.glibc_chunks && hp_moved(p)) return realloc_moved(p, n);
     if (p) {
         old = hp_usable(p);
         /* forgotten first, as the block may move and its address be reused at once (should the
          * realloc fail, the block lives on unsampled) */
         hp_forget_sampled(p);
     }
-    void *q = hp_real.realloc(p, n);
+    void *q = hp_hot.real.realloc(p, n);
     /* p is gone when realloc moved it, and also when realloc(p, 0) freed it and returned NULL */
     if (q || (p && n == 0)) {
         struct hp_thread *t = hp_counting_thread();
@@ -144,7 +166,7 @@ HP_EXPORT void *realloc(void *p, size_t n)
                 hp_count(&t->free_bytes, old);
                 hp_count(&t->free_count, 1);
             }
-            if (q) hp_add_alloc(t, q);
+            if (q) q = hp_add_alloc(t, q, 1);
         }
     }
     return q;
@@ -168,46 +190,39 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         *out = p;
         return 0;
     }
-    int r = hp_real.posix_memalign(out, align, n);
-    if (r == 0) hp_count_alloc(*out);
+    int r = hp_hot.real.posix_memalign(out, align, n);
+    if (r == 0) *out = hp_count_alloc(*out);
     return r;
 }
 
 HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
-    void *p = hp_real.aligned_alloc(align, n);
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(hp_hot.real.aligned_alloc(align, n));
 }
 
 HP_EXPORT void *memalign(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
-    void *p = hp_real.memalign(align, n);
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(hp_hot.real.memalign(align, n));
 }
 
 HP_EXPORT void *valloc(size_t n)
 {
     if (early()) return hp_boot_alloc(n, 4096);
-    void *p = hp_real.valloc(n);
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(hp_hot.real.valloc(n));
 }
 
 HP_EXPORT void *pvalloc(size_t n)
 {
     if (early()) return hp_boot_alloc((n + 4095) & ~(size_t)4095, 4096);
-    void *p = hp_real.pvalloc(n);
-    hp_count_alloc(p);
-    return p;
+    return hp_count_alloc(hp_hot.real.pvalloc(n));
 }
 
 HP_EXPORT size_t malloc_usable_size(void *p)
 {
     if (p && hp_in_boot_arena(p)) return hp_boot_size(p);
     if (early()) return 0;
-    return p ? hp_real.usable_size(p) : 0;
+    if (p && hp_hot.glibc_chunks && hp_moved(p)) return hp_chunk_usable(p);
+    return p ? hp_hot.real.usable_size(p) : 0;
 }

@@ -27,7 +27,8 @@
 
 extern char **environ;
 
-struct hp_real hp_real;
+struct hp_hot hp_hot __attribute__((aligned(4096)));
+_Static_assert(sizeof(struct hp_hot) <= 4096, "the hooks' globals fit in one page");
 int hp_active;
 int hp_pid;
 char hp_lib_path[4096];
@@ -43,16 +44,18 @@ void *hp_boot_alloc(size_t n, size_t align)
     if (align < 16) align = 16;
     size_t start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
     if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
-    memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
+    /* the size, in a word that reads as an mmapped chunk's header: free's fast path lets it by */
+    size_t head = n << 3 | 2;
+    memcpy(hp_boot_arena + start - sizeof(size_t), &head, sizeof head);
     boot_used = start + n;
     return hp_boot_arena + start;   /* static storage: already zero, never reused */
 }
 
 size_t hp_boot_size(const void *p)
 {
-    size_t n;
-    memcpy(&n, (const char *)p - sizeof n, sizeof n);
-    return n;
+    size_t head;
+    memcpy(&head, (const char *)p - sizeof head, sizeof head);
+    return head >> 3;
 }
 
 /* ---- resolution ---- */
@@ -60,13 +63,14 @@ size_t hp_boot_size(const void *p)
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 static int resolved;
 
-#define LOOKUP(field, name) (*(void **)&hp_real.field = dlsym(RTLD_NEXT, name))
+#define LOOKUP(field, name) (*(void **)&hp_hot.real.field = dlsym(RTLD_NEXT, name))
 
 int hp_resolve(void)
 {
     if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return 1;
     if (resolving) return 0;
     resolving = 1;
+    hp_hot.self_offset = (char *)&hp_self - (char *)__builtin_thread_pointer();
     int saved = errno;
     LOOKUP(calloc, "calloc");
     LOOKUP(free, "free");
@@ -165,11 +169,12 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     (void)envp;
     hp_resolve();
     if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
-    if (!hp_real.malloc || !hp_real.usable_size || !hp_real.pthread_create) return;
+    if (!hp_hot.real.malloc || !hp_hot.real.usable_size || !hp_hot.real.pthread_create) return;
 
     hp_memory_init();
     hp_ticks_init();
     hp_alloc_init();
+    hp_registry_give_states(hp_hot.first_states, HP_HOT_STATES);
     hp_pid = getpid();
     hp_active = 1;
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();

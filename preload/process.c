@@ -19,12 +19,12 @@
 HP_EXPORT pid_t fork(void)
 {
     hp_resolve();
-    if (!hp_active) return hp_real.fork();
+    if (!hp_active) return hp_hot.real.fork();
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
-    if (!self) return hp_real.fork();
+    if (!self) return hp_hot.real.fork();
     /* Held across fork so the child's copy of the registry is whole; released on both sides. */
     hp_registry_lock();
-    pid_t pid = hp_real.fork();
+    pid_t pid = hp_hot.real.fork();
     int saved = errno;
     if (pid == 0) {
         self->guard++;
@@ -56,12 +56,12 @@ HP_EXPORT void _exit(int status)
 {
     hp_resolve();
     report_before_exit();
-    hp_real.exit_(status);
+    hp_hot.real.exit_(status);
 }
 
 HP_EXPORT void _Exit(int status)
 {
     hp_resolve();
     report_before_exit();
-    hp_real.Exit_(status);
+    hp_hot.real.Exit_(status);
 }

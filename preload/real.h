@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../collectors/thread_state.h"
+
 #define HP_EXPORT __attribute__((visibility("default")))
 
 struct hp_real {
@@ -32,7 +34,29 @@ struct hp_real {
     __sighandler_t (*signal)(int, __sighandler_t);
 };
 
-extern struct hp_real hp_real;
+/* What every malloc and free reads, together in one page: the real functions, whether glibc's
+ * chunk headers can be read (alloc_count.h), and the states of the first threads (the registry
+ * hands them out before any page of its own). A workload that allocates across a large heap
+ * misses the TLB on most of its heap accesses, and each further page the hooks touched would
+ * add a page walk to nearly every call: measured on the random-order benchmark, the counters in
+ * a page of their own cost as much as all the rest of the hooks. */
+#define HP_HOT_STATES 15
+struct hp_hot {
+    struct hp_real real;
+    int glibc_chunks;
+    long self_offset;   /* of hp_self from the thread pointer: hp_self_hot */
+    struct hp_thread first_states[HP_HOT_STATES];
+};
+extern struct hp_hot hp_hot;
+
+/* hp_self, for malloc and free: the offset an initial-exec TLS access loads from the GOT (a page
+ * of its own) kept in the hot page instead. Set before anything else in hp_resolve; until then
+ * it reads the thread control block's first word, and the hooks' fast paths, which also test
+ * hp_hot.glibc_chunks (set later), go no further. */
+static inline struct hp_thread *hp_self_hot(void)
+{
+    return *(struct hp_thread **)((char *)__builtin_thread_pointer() + hp_hot.self_offset);
+}
 /* 1 once the profiler runs in this process; 0 in secure mode or before start: hooks pass through. */
 extern int hp_active;
 /* The pid being profiled (DESIGN.md rule 13). */

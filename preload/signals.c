@@ -49,7 +49,7 @@ static void on_report_signal(int sig)
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    hp_real.sigaction(sig, &dfl, NULL);
+    hp_hot.real.sigaction(sig, &dfl, NULL);
     errno = saved;
     raise(sig);   /* blocked while we run: delivered with the default action as we return (a
                    * fault would also recur as the faulting instruction runs again) */
@@ -61,7 +61,7 @@ static int install_ours(int sig)
     memset(&act, 0, sizeof act);
     act.sa_handler = on_report_signal;
     act.sa_flags = SA_RESTART | SA_ONSTACK;   /* the program's alternate stack, if it has one */
-    return hp_real.sigaction(sig, &act, NULL);
+    return hp_hot.real.sigaction(sig, &act, NULL);
 }
 
 void hp_signals_init(void)
@@ -69,7 +69,7 @@ void hp_signals_init(void)
     for (size_t i = 0; i < sizeof report_signals / sizeof *report_signals; i++) {
         int sig = report_signals[i];
         struct sigaction cur;
-        if (hp_real.sigaction(sig, NULL, &cur) != 0 || !is_default(&cur)) continue;
+        if (hp_hot.real.sigaction(sig, NULL, &cur) != 0 || !is_default(&cur)) continue;
         program_view[sig] = cur;
         if (install_ours(sig) == 0) ours[sig] = 1;
     }
@@ -80,13 +80,13 @@ void hp_signals_init(void)
 int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *))
 {
     struct sigaction cur, act;
-    if (hp_real.sigaction(SIGPROF, NULL, &cur) != 0 || !is_default(&cur)) return -1;
+    if (hp_hot.real.sigaction(SIGPROF, NULL, &cur) != 0 || !is_default(&cur)) return -1;
     memset(&act, 0, sizeof act);
     act.sa_sigaction = fn;
     act.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     hp_spin_lock(&signals_lock);
     program_view[SIGPROF] = cur;
-    int r = hp_real.sigaction(SIGPROF, &act, NULL);
+    int r = hp_hot.real.sigaction(SIGPROF, &act, NULL);
     if (r == 0) ours[SIGPROF] = 1;
     hp_spin_unlock(&signals_lock);
     return r;
@@ -98,21 +98,21 @@ void hp_signals_default_sigprof(void)
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    hp_real.sigaction(SIGPROF, &dfl, NULL);
+    hp_hot.real.sigaction(SIGPROF, &dfl, NULL);
 }
 
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     hp_resolve();
     if (!hp_active || sig <= 0 || sig >= NSIG || (!is_report_signal(sig) && sig != SIGPROF))
-        return hp_real.sigaction(sig, act, old);
+        return hp_hot.real.sigaction(sig, act, old);
     int r = 0, saved = errno;
     hp_spin_lock(&signals_lock);
     if (ours[sig]) {
         struct sigaction view = program_view[sig];
         if (act && !is_default(act)) {
             if (sig == SIGPROF) hp_cpu_off(HP_CPU_OFF_HANDLER);   /* the program wins */
-            r = hp_real.sigaction(sig, act, NULL);   /* the program's handler replaces ours */
+            r = hp_hot.real.sigaction(sig, act, NULL);   /* the program's handler replaces ours */
             if (r == 0) ours[sig] = 0;
             else saved = errno;
         } else if (act) {
@@ -121,14 +121,14 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
         if (r == 0 && old) *old = view;
     } else if (act && is_default(act) && sig != SIGPROF) {
         /* back to the default: the default action with a report before it */
-        r = hp_real.sigaction(sig, NULL, old);
+        r = hp_hot.real.sigaction(sig, NULL, old);
         if (r == 0 && install_ours(sig) == 0) {
             ours[sig] = 1;
             program_view[sig] = *act;
         }
         if (r != 0) saved = errno;
     } else {
-        r = hp_real.sigaction(sig, act, old);
+        r = hp_hot.real.sigaction(sig, act, old);
         if (r != 0) saved = errno;
     }
     hp_spin_unlock(&signals_lock);
@@ -141,7 +141,7 @@ HP_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
     hp_resolve();
     if (!hp_active || sig <= 0 || sig >= NSIG || (!is_report_signal(sig) && sig != SIGPROF))
-        return hp_real.signal(sig, handler);
+        return hp_hot.real.signal(sig, handler);
     struct sigaction act, old;
     memset(&act, 0, sizeof act);
     act.sa_handler = handler;

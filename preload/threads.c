@@ -45,8 +45,8 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 {
     hp_resolve();
     struct hp_thread *self = hp_self;
-    if (!hp_active || (self && self->guard)) return hp_real.pthread_create(th, attr, fn, arg);
-    return hp_thread_create(hp_real.pthread_create, th, attr, fn, arg, trampoline);
+    if (!hp_active || (self && self->guard)) return hp_hot.real.pthread_create(th, attr, fn, arg);
+    return hp_thread_create(hp_hot.real.pthread_create, th, attr, fn, arg, trampoline);
 }
 
 HP_EXPORT void pthread_exit(void *ret)
@@ -55,13 +55,13 @@ HP_EXPORT void pthread_exit(void *ret)
     struct hp_thread *t = hp_self;
     /* threads we started fold their figures in the trampoline's cleanup handler */
     if (hp_active && t && !t->managed && !t->guard) thread_ends(NULL);
-    hp_real.pthread_exit(ret);
+    hp_hot.real.pthread_exit(ret);
 }
 
 HP_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
     hp_resolve();
-    int r = hp_real.pthread_setname_np(th, name);
+    int r = hp_hot.real.pthread_setname_np(th, name);
     if (r == 0 && hp_active) {
         int saved = errno;
         hp_registry_name_pthread((unsigned long)th, name);
@@ -78,7 +78,7 @@ HP_EXPORT int prctl(int option, ...)
     unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
     va_end(ap);
     hp_resolve();
-    int r = hp_real.prctl(option, a2, a3, a4, a5);
+    int r = hp_hot.real.prctl(option, a2, a3, a4, a5);
     if (r == 0 && option == PR_SET_NAME && hp_active && a2) {
         int saved = errno;
         struct hp_thread *t = hp_self ? hp_self : hp_adopt_self();

@@ -106,6 +106,17 @@ def test_allocation_edge_cases_behave_as_without_profiler():
     assert_header_sums(profiled.report)
 
 
+def test_allocation_edge_cases_when_every_block_is_sampled():
+    # every block is then moved out of glibc's heap (preload/alloc_moved.h): realloc, calloc,
+    # alignment, usable sizes and frees must still behave as without the profiler
+    plain = bare([target("alloc_edge")])
+    profiled = run([target("alloc_edge")], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "1"})
+    assert profiled.returncode == 0, profiled.stdout
+    assert plain.stdout == profiled.stdout
+    assert_header_sums(profiled.report)
+    assert profiled.report["functions_alloc"]["samples_count"] > 100
+
+
 def test_two_thousand_threads():
     r = run([target("many_threads"), "2000"], env={"HOTPATH_EXITED_THREADS_LIMIT": "5000"})
     assert r.returncode == 0, r.stderr

@@ -1,9 +1,13 @@
 /* alloc_edge.c — the allocation calls' edge cases must behave exactly as without the profiler:
  * realloc of NULL and to 0, failing huge requests (NULL with errno ENOMEM), calloc and
- * reallocarray overflow, alignment rules. Prints one line per check; exits 1 if one fails. */
+ * reallocarray overflow, alignment rules, content kept through realloc at every size, usable
+ * sizes that can be written whole, calloc over dirty memory, a free on another thread. Run with
+ * every allocation sampled too, when each block is moved (preload/alloc_moved.h). Prints one line
+ * per check; exits 1 if one fails. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,79 @@ static void check(const char *what, int ok)
 
 /* volatile: sizes the compiler cannot see, so it neither warns nor folds the calls away */
 static volatile size_t huge_n = SIZE_MAX / 2, count_n = SIZE_MAX / 8, elem_n = 16;
+
+/* realloc through small, heap-sized and mmapped sizes, each step keeping the content */
+static int realloc_chain(void)
+{
+    static const size_t steps[] = { 24, 200, 40, 5000, 150000, 1 << 20, 300, 16 };
+    unsigned char *p = NULL;
+    size_t have = 0;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        unsigned char *q = realloc(p, steps[i]);
+        if (!q) return 0;
+        for (size_t k = 0; k < have && k < steps[i]; k++)
+            if (q[k] != (unsigned char)(k * 7 + 1)) return 0;
+        for (size_t k = 0; k < steps[i]; k++) q[k] = (unsigned char)(k * 7 + 1);
+        p = q;
+        have = steps[i];
+    }
+    free(p);
+    return 1;
+}
+
+/* every byte malloc_usable_size promises can be written, at many sizes */
+static int usable_sizes_hold(void)
+{
+    void *blocks[64];
+    for (size_t i = 0; i < 64; i++) {
+        size_t n = 1 + i * 37;
+        blocks[i] = malloc(n);
+        if (!blocks[i] || malloc_usable_size(blocks[i]) < n) return 0;
+        memset(blocks[i], (int)i, malloc_usable_size(blocks[i]));
+    }
+    for (size_t i = 0; i < 64; i++) {
+        unsigned char *b = blocks[i];
+        for (size_t k = 0; k < 1 + i * 37; k++)
+            if (b[k] != (unsigned char)i) return 0;
+        free(b);
+    }
+    return 1;
+}
+
+/* calloc must zero a block even where freed, dirty memory is reused */
+static int calloc_over_dirty_memory(void)
+{
+    for (size_t n = 16; n <= 4096; n *= 2) {
+        void *dirty = malloc(n);
+        if (!dirty) return 0;
+        memset(dirty, 0xAB, n);
+        free(dirty);
+        unsigned char *z = calloc(1, n);
+        if (!z) return 0;
+        for (size_t k = 0; k < n; k++)
+            if (z[k]) return 0;
+        free(z);
+    }
+    return 1;
+}
+
+static int aligned_many(void)
+{
+    for (size_t align = 16; align <= 4096; align *= 2)
+        for (size_t n = 1; n < 600; n += 97) {
+            void *a = NULL;
+            if (posix_memalign(&a, align, n) != 0 || ((uintptr_t)a & (align - 1))) return 0;
+            memset(a, 1, n);
+            free(a);
+        }
+    return 1;
+}
+
+static void *free_it(void *p)
+{
+    free(p);
+    return NULL;
+}
 
 int main(void)
 {
@@ -77,5 +154,15 @@ int main(void)
     a = malloc(16);
     free(a);
     check("free keeps errno", errno == 1234);
+
+    check("realloc keeps content through every size", realloc_chain());
+    check("usable sizes can be written whole", usable_sizes_hold());
+    check("calloc zeroes reused dirty memory", calloc_over_dirty_memory());
+    check("posix_memalign 16..4096 for many sizes", aligned_many());
+    char *other = malloc(48);
+    strcpy(other, "freed by another thread");
+    pthread_t t;
+    check("a block freed on another thread", other && pthread_create(&t, NULL, free_it, other) == 0 &&
+                                              pthread_join(t, NULL) == 0);
     return failures ? 1 : 0;
 }
