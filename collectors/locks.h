@@ -32,32 +32,36 @@ struct hp_lock_hists { struct hp_hist wait, hold; };
 
 struct hp_lock_mode {
     _Atomic uint64_t locks;            /* acquisitions (condition variable: waits) */
+    _Atomic uint64_t owner_changes;    /* the acquirer was not the previous one */
     _Atomic uint64_t contended;        /* acquisitions that had to wait (a trylock failed first) */
     _Atomic uint64_t wait_ticks, wait_max;
     _Atomic uint64_t holds_timed, hold_ticks, hold_max;
-    _Atomic uint64_t owner_changes;    /* the acquirer was not the previous one */
     _Atomic uint64_t timeouts, timeout_ticks; /* timed/clock variants that gave up (atomic adds) */
     struct hp_lock_hists *_Atomic hists;     /* NULL until the first timed wait or hold */
 };
 
+/* Laid out so that all an exclusive acquisition and release touch (key to mode[0].contended) is
+ * one cache line: when two threads take turns on a lock, that line moves between their cores
+ * with the lock itself, and every further line would move too. */
 struct hp_lock {
     _Atomic uintptr_t key;             /* address | kind; 0 once destroyed (or never published) */
-    uintptr_t addr;
+    struct hp_thread *_Atomic owner;   /* the last exclusive owner (mutex, rwlock writer) */
+    _Atomic uint32_t held;             /* mutex held / rwlock write-held by owner */
     unsigned char kind;                /* 0: a record lost in an insert race, not reported */
     unsigned char shared;              /* the <other> record of its kind: many locks */
     unsigned char internal;            /* the profiler's own (libunwind, mimalloc): not reported */
     _Atomic unsigned char destroyed;
-    _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
-    struct hp_thread *_Atomic owner;   /* the last exclusive owner (mutex, rwlock writer) */
-    struct hp_thread *_Atomic reader;  /* the last reader (rwlock owner changes) */
-    _Atomic uint32_t held;             /* mutex held / rwlock write-held by owner */
     _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed */
     _Atomic uint64_t hold_accum;       /* ticks held before a condition wait paused the hold */
+    struct hp_lock_mode mode[2];
+    uintptr_t addr;
+    _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
+    struct hp_thread *_Atomic reader;  /* the last reader (rwlock owner changes) */
     _Atomic uint64_t nested;           /* relocks of a recursive mutex already held */
     uint32_t nframes;                  /* the stack that first locked it, innermost first */
     void *frames[HP_LOCK_FRAMES];
-    struct hp_lock_mode mode[2];
-};
+} __attribute__((aligned(64)));
+_Static_assert(offsetof(struct hp_lock, mode[0].contended) + 8 <= 64, "an acquisition's fields share a line");
 
 /* ---- the table ---- */
 
