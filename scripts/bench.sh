@@ -183,13 +183,16 @@ done
 # ==== locks view (issue 4): build/bench/lock_bench (scripts/lock_bench.c) ====
 # An uncontended pthread_mutex_lock/unlock pair bare, under the preload with the default hold
 # sampling, and with every hold timed (HOTPATH_MUTEXES_TIME_SAMPLING_RATE=1); a contended
-# two-thread lock/increment/unlock loop bare and preloaded, as a throughput ratio (bare ns / ns).
+# two-thread workload (half of each round inside the lock) bare and preloaded, as a throughput
+# ratio (bare ns / ns), with how contended it was from the profiler's own report; and the
+# two-thread lock/increment/unlock loop, whose threads mostly relock what they just unlocked.
 LOCK_BIN=build/bench/lock_bench
 LOCK_PAIR_N=20000000
 LOCK_CONT_N=4000000
+LOCK_WORK_N=400000
 if [ -x "$LOCK_BIN" ]; then
     echo
-    echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, contended $LOCK_CONT_N ops"
+    echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, workload $LOCK_WORK_N ops, relock loop $LOCK_CONT_N ops"
     lock_one() {    # pattern config iterations
         local line status
         case $2 in
@@ -207,22 +210,38 @@ if [ -x "$LOCK_BIN" ]; then
     for r in $(seq 1 "$ROUNDS"); do
         echo "locks round $r/$ROUNDS ..." >&2
         for c in bare default every; do lock_one pair "$c" "$LOCK_PAIR_N"; done
+        for c in bare default; do lock_one workload "$c" "$LOCK_WORK_N"; done
         for c in bare default; do lock_one contended "$c" "$LOCK_CONT_N"; done
     done
+    # how contended each two-thread pattern is, by the profiler's own count
+    contention() {    # pattern iterations -> "waits W of L acquisitions (P%), owner changes O"
+        LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=json HOTPATH_OUTPUT_PATH="$TMP/lock.json" \
+            "$LOCK_BIN" "$1" "$2" > /dev/null 2>&1
+        python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["mutexes"]["rows"][0]
+print("%d of %d acquisitions waited (%.1f%%), %d owner changes" % (r["contended_count"],
+      r["locks_count"], 100.0 * r["contended_count"] / max(r["locks_count"], 1), r["owner_changes_count"]))' \
+            "$TMP/lock.json" 2>/dev/null || echo "not known"
+    }
+    wb=$(median "$TMP/lock.workload.bare"); wd=$(median "$TMP/lock.workload.default")
     lb=$(median "$TMP/lock.pair.bare"); ld=$(median "$TMP/lock.pair.default"); le=$(median "$TMP/lock.pair.every")
     cb=$(median "$TMP/lock.contended.bare"); cd_=$(median "$TMP/lock.contended.default")
-    awk -v b="$lb" -v d="$ld" -v e="$le" -v cb="$cb" -v cd="$cd_" 'BEGIN {
+    awk -v b="$lb" -v d="$ld" -v e="$le" -v cb="$cb" -v cd="$cd_" -v wb="$wb" -v wd="$wd" \
+        -v wc="$(contention workload "$LOCK_WORK_N")" -v cc="$(contention contended "$LOCK_CONT_N")" 'BEGIN {
         printf "| lock pattern | bare ns/op | hotpath ns/op | added ns | ratio |\n"
         printf "| ------------ | ---------: | ------------: | -------: | ----: |\n"
         if (b != "-" && d != "-") printf "| pair, default sampling | %.1f | %.1f | %+.1f | %.2fx |\n", b, d, d - b, d / b
         if (b != "-" && e != "-") printf "| pair, every hold timed | %.1f | %.1f | %+.1f | %.2fx |\n", b, e, e - b, e / b
-        if (cb != "-" && cd != "-") printf "| contended, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", cb, cd, cd - cb, cd / cb
+        if (wb != "-" && wd != "-") printf "| contended workload, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", wb, wd, wd - wb, wd / wb
+        if (cb != "-" && cd != "-") printf "| relock loop, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", cb, cd, cd - cb, cd / cb
         print ""
         if (b == "-" || d == "-") print "target: lock/unlock pair, default settings: not measured"
         else printf "target: lock/unlock pair, default settings %+.1f ns (target <= 15 ns): %s\n", d - b, (d - b <= 15) ? "met" : "missed"
         if (b != "-" && e != "-") printf "info: lock/unlock pair, every hold timed %+.1f ns\n", e - b
-        if (cb == "-" || cd == "-") print "target: contended 2-thread throughput ratio: not measured"
-        else printf "target: contended 2-thread throughput ratio %.2f (target >= 0.90): %s\n", cb / cd, (cb / cd >= 0.90) ? "met" : "missed"
+        if (wb == "-" || wd == "-") print "target: contended 2-thread workload throughput ratio: not measured"
+        else printf "target: contended 2-thread workload throughput ratio %.2f (target >= 0.90): %s; %s\n", wb / wd, (wb / wd >= 0.90) ? "met" : "missed", wc
+        if (cb != "-" && cd != "-")
+            printf "info: 2-thread lock/increment/unlock loop ratio %.2f; %s: nearly every acquisition is uncontended, so this is the uncontended hook cost over a %.0f ns round\n", cb / cd, cc, cb
     }'
 fi
 # ==== end of the locks view block ====
