@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from harness import LIB, clean_env, validate
+from harness import LIB, assert_header_sums, clean_env, validate
 
 
 def free_port():
@@ -186,6 +186,51 @@ def test_sqlite3_write_and_read_scripts():
         write = next(r for r in reports if any(x["name"] == db + "-journal" for x in r["io"]["resources"]))
         rows = {x["name"]: x for x in write["io"]["resources"]}
         assert rows[db]["write"]["bytes"] >= 4096 and rows[db + "-journal"]["write"]["bytes"] > 0
+
+
+CHURN_SQL = """create table t(a integer primary key, b text, c blob);
+with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000)
+  insert into t select i, printf('row-%d-%s', i, hex(zeroblob(i % 150))), zeroblob(i % 2500) from n;
+create index tb on t(b);
+update t set b = b || 'x' where a % 3 = 0;
+delete from t where a % 5 = 0;
+vacuum;
+select count(*), sum(length(b)), sum(length(c)) from t;
+select count(*) from t where b like 'row-1%';
+"""
+
+PY_CHURN = r"""
+import hashlib, json, sqlite3, zlib
+d = {str(i): [i, 'x' * (i % 50)] for i in range(20000)}
+s = json.dumps(d)
+assert json.loads(s) == d
+z = zlib.compress(s.encode())
+assert zlib.decompress(z).decode() == s
+db = sqlite3.connect(':memory:')
+db.execute('create table t(a, b)')
+db.executemany('insert into t values(?, ?)', ((i, 'y' * (i % 400)) for i in range(20000)))
+print(hashlib.sha256(s.encode()).hexdigest(), len(z), db.execute('select count(*), sum(length(b)) from t').fetchone())
+"""
+
+
+def test_glibc_programs_with_half_their_blocks_moved():
+    # sampling every 64 bytes moves most blocks out of glibc's heap (preload/alloc_moved.h):
+    # sqlite3 and Python, both on glibc's allocator, must print exactly what they print bare
+    with tempfile.TemporaryDirectory() as d:
+        runs = {}
+        for preload in (False, True):
+            env = profiled_env(d, {"HOTPATH_ALLOC_SAMPLE_BYTES": "64"}) if preload else clean_env(preload=False)
+            db = os.path.join(d, f"churn{int(preload)}.sqlite")
+            sq = subprocess.run(["sqlite3", db], input=CHURN_SQL.encode(), env=env, capture_output=True, timeout=120)
+            py = subprocess.run([sys.executable, "-c", PY_CHURN], env=env, capture_output=True, timeout=120)
+            assert sq.returncode == 0 and py.returncode == 0, (sq.stderr, py.stderr)
+            runs[preload] = (sq.stdout, py.stdout)
+        assert runs[True] == runs[False]
+        reports = list(reports_in(d).values())
+        assert len(reports) == 2
+        for r in reports:
+            assert r["functions_alloc"]["samples_count"] > 10000, r["command"]
+            assert_header_sums(r)
 
 
 PY_WORKLOAD = r"""
