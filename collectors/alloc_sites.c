@@ -123,7 +123,7 @@ static int remember(void *p, uint32_t site, uint32_t thread, uint64_t bytes, uin
     return -1;
 }
 
-void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size, hp_alloc_mover move)
+void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size)
 {
     if (!atomic_load_explicit(&on, memory_order_relaxed)) {
         /* off for good, or not yet started (the constructor's own allocations) */
@@ -151,21 +151,15 @@ void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size, hp_alloc_mover 
     add(&s->calls_fx, calls_fx);
     add(&th->bytes, bytes);
     add(&th->calls_fx, calls_fx);
-    void *moved = p;
-    if (move) {   /* the profiler's heap may map memory: not the program's doing */
-        t->guard++;
-        moved = move(p, size);
-        t->guard--;
-    }
-    if (!moved || remember(moved, site == HP_STACK_OTHER ? table.max_entries : site, t->index, bytes, calls_fx) != 0) {
+    if (remember(p, site == HP_STACK_OTHER ? table.max_entries : site, t->index, bytes, calls_fx) != 0) {
         add(&untracked, 1);
-        return moved ? moved : p;
+        return p;
     }
     add(&s->live_bytes, bytes);
     add(&s->live_calls_fx, calls_fx);
     add(&th->live_bytes, bytes);
     add(&th->live_calls_fx, calls_fx);
-    return moved;
+    return p;
 }
 
 void hp_alloc_unsample(void *p)

@@ -6,11 +6,10 @@
  * block is remembered (stack, allocating thread, weight) until it is freed, which gives live
  * bytes per call site and per allocating thread.
  *
- * The hooks' cost: the malloc side is one subtraction and a branch on a thread-local countdown.
- * On the free side, with glibc's allocator a sampled block is moved where its chunk header tells
- * it apart (preload/alloc_moved.h), so a free reads nothing more; with any other allocator the
- * free tests one bit of a filter (a hash of the address) that is set only for sampled blocks.
- * Everything else runs only for sampled blocks, out of line. */
+ * The hooks' cost: the malloc side is one subtraction and a branch on a thread-local countdown;
+ * the free side tests one bit of a filter (a hash of the address) that is set only for sampled
+ * blocks, so a free of a block that was not sampled goes no further. Everything else runs only
+ * for sampled blocks, out of line. */
 #ifndef HP_ALLOC_SITES_H
 #define HP_ALLOC_SITES_H
 
@@ -40,15 +39,10 @@ static inline int hp_alloc_maybe_sampled(const void *p)
 
 /* At start, after the configuration is parsed. */
 void hp_alloc_sites_start(void);
-/* Where a sampled block is to live: returns its new address (p itself where it stays), or NULL
- * when it can be neither moved nor kept track of. */
-typedef void *(*hp_alloc_mover)(void *p, size_t size);
-
 /* The thread's countdown crossed zero after block p of `size` usable bytes: sample it (or only
- * draw the next countdown: the first crossing of a thread arms it). A sampled block is first
- * handed to `move` (when not NULL). Returns the block's address, which the caller hands on. */
-void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size, hp_alloc_mover move) __attribute__((cold));
-/* p, which may have been sampled, is being freed (before the real free): forget it if it was. */
+ * draw the next countdown: the first crossing of a thread arms it). Returns p. */
+void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size) __attribute__((cold));
+/* p, whose filter bit is set, is being freed (before the real free): forget it if sampled. */
 void hp_alloc_unsample(void *p) __attribute__((cold));
 /* In a fork child: empty figures (the parent's samples are the parent's). */
 void hp_alloc_sites_fork_child(void);

@@ -32,12 +32,7 @@ static size_t zone_usable(void *p)
     return zone->size(zone, p);
 }
 
-static void *zone_memalign(size_t align, size_t n)
-{
-    return zone ? malloc_zone_memalign(zone, align, n) : NULL;
-}
-
-struct hp_heap hp_heap = { zone_calloc, zone_realloc, zone_free, zone_usable, zone_memalign };
+struct hp_heap hp_heap = { zone_calloc, zone_realloc, zone_free, zone_usable };
 
 void hp_memory_init(void)
 {

@@ -11,7 +11,6 @@ struct hp_heap {
     void *(*realloc)(void *, size_t);
     void (*free)(void *);
     size_t (*usable)(void *);       /* of a block of this heap */
-    void *(*memalign)(size_t align, size_t n);   /* not zeroed */
 };
 
 /* Set before the profiler allocates anything (hp_memory_init): a block must go back to the heap

@@ -15,7 +15,6 @@
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void __libc_free(void *);
-extern void *__libc_memalign(size_t, size_t);
 
 /* glibc's own, for the __libc_* heap: the global one may be another allocator's */
 static size_t (*libc_usable)(void *);
@@ -25,14 +24,7 @@ static size_t libc_usable_size(void *p)
     return libc_usable ? libc_usable(p) : 0;
 }
 
-static void *(*mi_aligned)(size_t n, size_t align);
-
-static void *mi_memalign(size_t align, size_t n)
-{
-    return mi_aligned(n, align);
-}
-
-struct hp_heap hp_heap = { __libc_calloc, __libc_realloc, __libc_free, libc_usable_size, __libc_memalign };
+struct hp_heap hp_heap = { __libc_calloc, __libc_realloc, __libc_free, libc_usable_size };
 
 void hp_memory_init(void)
 {
@@ -44,11 +36,10 @@ void hp_memory_init(void)
     void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     void *c = dlsym(h, "mi_calloc"), *r = dlsym(h, "mi_realloc");
-    void *f = dlsym(h, "mi_free"), *u = dlsym(h, "mi_usable_size"), *a = dlsym(h, "mi_malloc_aligned");
-    if (!c || !r || !f || !u || !a) return;
-    mi_aligned = (void *(*)(size_t, size_t))a;
+    void *f = dlsym(h, "mi_free"), *u = dlsym(h, "mi_usable_size");
+    if (!c || !r || !f || !u) return;
     hp_heap = (struct hp_heap){ (void *(*)(size_t, size_t))c, (void *(*)(void *, size_t))r,
-                                (void (*)(void *))f, (size_t (*)(void *))u, mi_memalign };
+                                (void (*)(void *))f, (size_t (*)(void *))u };
 }
 
 void *hp_heap_map_pages(size_t n)

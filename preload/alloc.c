@@ -26,16 +26,16 @@ void hp_alloc_init(void)
     hp_hot.glibc_chunks = same;
 }
 
-void *hp_count_alloc_slow(void *p, int movable)
+void hp_count_alloc_slow(void *p)
 {
     struct hp_thread *t = hp_counting_thread();
-    return t ? hp_add_alloc(t, p, movable) : p;
+    if (t) hp_add_alloc(t, p);
 }
 
-void hp_count_free_slow(void *p, int movable)
+void hp_count_free_slow(void *p)
 {
     struct hp_thread *t = hp_counting_thread();
-    if (t) hp_add_free(t, p, movable);
+    if (t) hp_add_free(t, p);
 }
 
 /* Before the real allocator is known (dlsym is running), memory comes from the boot arena. */
@@ -56,12 +56,15 @@ static __attribute__((noinline, cold)) void *early_malloc(size_t n)
  * real one. */
 static inline int fast_thread(const struct hp_thread *t)
 {
-    return likely(t != NULL) && likely(t->guard == 0) && likely(hp_hot.glibc_chunks);
+    /* the glibc flag first: it is set once the real functions are known, and until then t may be
+     * hp_self_hot's reading before hp_resolve */
+    return likely(hp_hot.glibc_chunks) && likely(t != NULL) && likely(t->guard == 0);
 }
 
 static __attribute__((noinline, cold)) void *malloc_slow(void *p)
 {
-    return hp_count_alloc(p);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT void *malloc(size_t n)
@@ -73,8 +76,7 @@ HP_EXPORT void *malloc(size_t n)
         size_t size = hp_chunk_usable(p);
         hp_count(&t->alloc_bytes, size);
         hp_count(&t->alloc_count, 1);
-        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0))
-            return hp_alloc_sample(t, p, size, hp_move_chunk);
+        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0)) return hp_alloc_sample(t, p, size);
         return p;
     }
     return malloc_slow(p);
@@ -84,29 +86,23 @@ static __attribute__((noinline, cold)) void free_slow(void *p)
 {
     if (hp_in_boot_arena(p)) return;
     if (hp_hot.real.free == NULL && !hp_resolve()) return;
-    /* a moved block goes back to the profiler's heap, counted or not (a free under the guard) */
-    int moved = hp_hot.glibc_chunks && hp_moved(p);
+    /* a sampled block freed under the guard (or by an unknown thread) is forgotten all the same:
+     * its address may come back */
     struct hp_thread *t = hp_counting_thread();
-    if (t) hp_add_free(t, p, 1);
-    else if (moved) hp_forget_sampled(p);
-    if (moved) hp_moved_release(p);
-    else hp_hot.real.free(p);
+    if (t) hp_add_free(t, p);
+    else hp_forget_sampled(p);
+    hp_hot.real.free(p);
 }
 
-/* The fast path reads the chunk header (glibc's, or the boot arena's, which looks mmapped):
- * anything but a small heap chunk goes the slow way, sampled blocks among them (alloc_moved.h).
- * glibc mode implies the real functions are known. */
 HP_EXPORT void free(void *p)
 {
     struct hp_thread *t = hp_self_hot();
-    if (likely(p != NULL) && fast_thread(t)) {
-        size_t head = hp_chunk_head(p);
-        if (likely(!(head & HP_CHUNK_LOOK))) {
-            hp_count(&t->free_bytes, (head & ~(size_t)7) - 8);
-            hp_count(&t->free_count, 1);
-            hp_hot.real.free(p);
-            return;
-        }
+    if (likely(p != NULL) && fast_thread(t) && likely(!hp_in_boot_arena(p)) &&
+        likely(!hp_alloc_maybe_sampled(p))) {
+        hp_count(&t->free_bytes, hp_chunk_usable(p));
+        hp_count(&t->free_count, 1);
+        hp_hot.real.free(p);
+        return;
     }
     if (p) free_slow(p);
 }
@@ -118,22 +114,9 @@ HP_EXPORT void *calloc(size_t n, size_t size)
         if (__builtin_mul_overflow(n, size, &total)) return NULL;
         return hp_boot_alloc(total, 16);
     }
-    return hp_count_alloc(hp_hot.real.calloc(n, size));
-}
-
-/* A moved block is not glibc's to resize: what realloc does, done with our malloc and free. */
-static __attribute__((noinline, cold)) void *realloc_moved(void *p, size_t n)
-{
-    if (n == 0) {   /* glibc frees the block and returns NULL */
-        free(p);
-        return NULL;
-    }
-    void *q = malloc(n);
-    if (!q) return NULL;   /* errno is ENOMEM, and p lives on */
-    size_t old = hp_chunk_usable(p);
-    memcpy(q, p, old < n ? old : n);
-    free(p);
-    return q;
+    void *p = hp_hot.real.calloc(n, size);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT void *realloc(void *p, size_t n)
@@ -150,7 +133,6 @@ HP_EXPORT void *realloc(void *p, size_t n)
         return q;
     }
     size_t old = 0;
-    if (p && hp_hot.glibc_chunks && hp_moved(p)) return realloc_moved(p, n);
     if (p) {
         old = hp_usable(p);
         /* forgotten first, as the block may move and its address be reused at once (should the
@@ -166,7 +148,7 @@ HP_EXPORT void *realloc(void *p, size_t n)
                 hp_count(&t->free_bytes, old);
                 hp_count(&t->free_count, 1);
             }
-            if (q) q = hp_add_alloc(t, q, 1);
+            if (q) hp_add_alloc(t, q);
         }
     }
     return q;
@@ -191,38 +173,45 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         return 0;
     }
     int r = hp_hot.real.posix_memalign(out, align, n);
-    if (r == 0) *out = hp_count_alloc(*out);
+    if (r == 0) hp_count_alloc(*out);
     return r;
 }
 
 HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
-    return hp_count_alloc(hp_hot.real.aligned_alloc(align, n));
+    void *p = hp_hot.real.aligned_alloc(align, n);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT void *memalign(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
-    return hp_count_alloc(hp_hot.real.memalign(align, n));
+    void *p = hp_hot.real.memalign(align, n);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT void *valloc(size_t n)
 {
     if (early()) return hp_boot_alloc(n, 4096);
-    return hp_count_alloc(hp_hot.real.valloc(n));
+    void *p = hp_hot.real.valloc(n);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT void *pvalloc(size_t n)
 {
     if (early()) return hp_boot_alloc((n + 4095) & ~(size_t)4095, 4096);
-    return hp_count_alloc(hp_hot.real.pvalloc(n));
+    void *p = hp_hot.real.pvalloc(n);
+    hp_count_alloc(p);
+    return p;
 }
 
 HP_EXPORT size_t malloc_usable_size(void *p)
 {
     if (p && hp_in_boot_arena(p)) return hp_boot_size(p);
     if (early()) return 0;
-    if (p && hp_hot.glibc_chunks && hp_moved(p)) return hp_chunk_usable(p);
     return p ? hp_hot.real.usable_size(p) : 0;
 }

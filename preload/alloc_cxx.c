@@ -81,7 +81,7 @@ static inline void lower_guard(struct hp_thread **t)
             GUARDED;                                                                        \
             p = fn args;                                                                    \
         }                                                                                   \
-        hp_count_alloc_as(p, 0);   /* freed by the operator's own delete: not moved */      \
+        hp_count_alloc(p);                                                                  \
         return p;                                                                           \
     }
 
@@ -93,7 +93,7 @@ static inline void lower_guard(struct hp_thread **t)
             fn args;                                                                        \
             return;                                                                         \
         }                                                                                   \
-        if (p) hp_count_free_unmoved(p);                                                    \
+        if (p) hp_count_free(p);                                                            \
         GUARDED;                                                                            \
         fn args;                                                                            \
     }

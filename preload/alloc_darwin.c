@@ -15,7 +15,7 @@ static inline void count_alloc(struct hp_thread *t, void *p)
     size_t size = malloc_size(p);
     hp_count(&t->alloc_bytes, size);
     hp_count(&t->alloc_count, 1);
-    if (__builtin_expect((t->alloc_sample_left -= (int64_t)size) < 0, 0)) hp_alloc_sample(t, p, size, NULL);
+    if (__builtin_expect((t->alloc_sample_left -= (int64_t)size) < 0, 0)) hp_alloc_sample(t, p, size);
 }
 
 static inline void count_free(struct hp_thread *t, size_t size)

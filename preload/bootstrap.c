@@ -44,18 +44,16 @@ void *hp_boot_alloc(size_t n, size_t align)
     if (align < 16) align = 16;
     size_t start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
     if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
-    /* the size, in a word that reads as an mmapped chunk's header: free's fast path lets it by */
-    size_t head = n << 3 | 2;
-    memcpy(hp_boot_arena + start - sizeof(size_t), &head, sizeof head);
+    memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
     boot_used = start + n;
     return hp_boot_arena + start;   /* static storage: already zero, never reused */
 }
 
 size_t hp_boot_size(const void *p)
 {
-    size_t head;
-    memcpy(&head, (const char *)p - sizeof head, sizeof head);
-    return head >> 3;
+    size_t n;
+    memcpy(&n, (const char *)p - sizeof n, sizeof n);
+    return n;
 }
 
 /* ---- resolution ---- */

@@ -107,8 +107,8 @@ def test_allocation_edge_cases_behave_as_without_profiler():
 
 
 def test_allocation_edge_cases_when_every_block_is_sampled():
-    # every block is then moved out of glibc's heap (preload/alloc_moved.h): realloc, calloc,
-    # alignment, usable sizes and frees must still behave as without the profiler
+    # every block is then sampled, remembered and forgotten: realloc, calloc, alignment, usable
+    # sizes and frees must still behave as without the profiler
     plain = bare([target("alloc_edge")])
     profiled = run([target("alloc_edge")], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "1"})
     assert profiled.returncode == 0, profiled.stdout

@@ -2,8 +2,7 @@
  * realloc of NULL and to 0, failing huge requests (NULL with errno ENOMEM), calloc and
  * reallocarray overflow, alignment rules, content kept through realloc at every size, usable
  * sizes that can be written whole, calloc over dirty memory, a free on another thread. Run with
- * every allocation sampled too, when each block is moved (preload/alloc_moved.h). Prints one line
- * per check; exits 1 if one fails. */
+ * every allocation sampled too. Prints one line per check; exits 1 if one fails. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
