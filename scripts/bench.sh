@@ -189,7 +189,7 @@ done
 LOCK_BIN=build/bench/lock_bench
 LOCK_PAIR_N=20000000
 LOCK_CONT_N=4000000
-LOCK_WORK_N=400000
+LOCK_WORK_N=2000000
 if [ -x "$LOCK_BIN" ]; then
     echo
     echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, workload $LOCK_WORK_N ops, relock loop $LOCK_CONT_N ops"
