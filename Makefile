@@ -211,7 +211,7 @@ MACOS_SRC := preload/bootstrap_darwin.c preload/alloc_darwin.c preload/threads_d
              collectors/thread_start.c collectors/sampler.c collectors/config.c collectors/procfs.c \
              collectors/sort.c collectors/ticks.c collectors/mappings.c collectors/histogram.c \
              collectors/history.c collectors/series.c collectors/trend.c collectors/alloc_sites.c \
-             collectors/stacks.c \
+             collectors/stacks.c collectors/absent_darwin.c \
              report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/report.c \
              report/sections.c report/threads_section.c report/prometheus_text.c report/history_json.c \
              report/alloc_section.c report/fn_names.c report/folded.c report/profile_files.c \

@@ -37,7 +37,7 @@ const char *hp_history_basis_name(enum hp_trend_basis basis)
     return basis == HP_BASIS_LIVE ? "live_by_allocating_thread" : "diff";
 }
 
-enum hp_series_metric hp_history_basis_metric(enum hp_trend_basis basis)
+static enum hp_series_metric basis_metric(enum hp_trend_basis basis)
 {
     return basis == HP_BASIS_LIVE ? HP_SM_LIVE : HP_SM_DIFF;
 }
@@ -112,7 +112,7 @@ static void compute_trends(const struct hp_series_set *set, enum hp_trend_basis 
 {
     double *t = hp_alloc((set->ncols ? set->ncols : 1) * sizeof *t);
     double *v = hp_alloc((set->ncols ? set->ncols : 1) * sizeof *v);
-    enum hp_series_metric m = hp_history_basis_metric(basis);
+    enum hp_series_metric m = basis_metric(basis);
     for (uint32_t i = 0; t && v && i < set->nseries; i++) {
         const struct hp_series *r = &set->series[i];
         for (uint32_t j = 0; j < r->n; j++) {

@@ -36,7 +36,5 @@ void hp_history_release(struct hp_history_snap *s);
 const struct hp_trend *hp_history_trend_of(const struct hp_history_snap *s, uint32_t index);
 /* "diff" or "live_by_allocating_thread". */
 const char *hp_history_basis_name(enum hp_trend_basis basis);
-/* The series metric the trend is computed on. */
-enum hp_series_metric hp_history_basis_metric(enum hp_trend_basis basis);
 
 #endif

@@ -16,6 +16,10 @@
 int hp_platform_scan_dir(int fd, int (*visit)(const char *name, void *ctx), void *ctx);
 /* Thread ids of this process, into a growing array owned by the caller (hp_realloc). */
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
+/* Whether a periodic pass may take a descriptor for a moment (hp_platform_list_tasks and
+ * hp_platform_task_stat): not under a small RLIMIT_NOFILE, where the program itself could meet
+ * EMFILE in that moment. */
+int hp_platform_may_open_files(void);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
 int hp_platform_gettid(void);

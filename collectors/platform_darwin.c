@@ -114,6 +114,11 @@ int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
     return rc;
 }
 
+int hp_platform_may_open_files(void)
+{
+    return 1;   /* Mach takes no descriptor to list or read the threads */
+}
+
 int hp_platform_task_stat(int tid, struct hp_task_stat *out)
 {
     hp_spin_lock(&seen_lock);

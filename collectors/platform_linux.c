@@ -17,20 +17,10 @@
 
 #include "memory.h"
 
-static int sys_open(const char *path, int flags)
-{
-    return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_RDONLY | O_CLOEXEC);
-}
-
-static void sys_close(int fd)
-{
-    syscall(SYS_close, fd);
-}
-
 /* The whole of a small /proc file into buf, NUL-terminated; its length, or -1. */
 static long read_file(const char *path, char *buf, size_t size)
 {
-    int fd = sys_open(path, 0);
+    int fd = hp_platform_open(path, O_RDONLY, 0);
     if (fd < 0) return -1;
     size_t n = 0;
     while (n < size - 1) {
@@ -38,7 +28,7 @@ static long read_file(const char *path, char *buf, size_t size)
         if (r <= 0) break;
         n += (size_t)r;
     }
-    sys_close(fd);
+    hp_platform_close(fd);
     buf[n] = 0;
     return (long)n;
 }
@@ -86,13 +76,19 @@ static int add_task(const char *name, void *ctx)
 
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
 {
-    int fd = sys_open("/proc/self/task", O_DIRECTORY);
+    int fd = hp_platform_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0) return -1;
     *n = 0;
     struct task_list l = { tids, n, cap };
     int r = hp_platform_scan_dir(fd, add_task, &l);
-    sys_close(fd);
+    hp_platform_close(fd);
     return r;
+}
+
+int hp_platform_may_open_files(void)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 256;
 }
 
 int hp_platform_task_stat(int tid, struct hp_task_stat *out)

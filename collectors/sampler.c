@@ -8,16 +8,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
-#if !defined(__APPLE__)   /* the macOS build has no CPU profile and no metrics server (README.md) */
 #include "cpu_profile.h"
 #include "../report/http_server.h"
-#endif
 #include "history.h"
 #include "memory.h"
 #include "platform.h"
@@ -83,11 +80,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 
 int hp_is_profiler_tid(int tid)
 {
-#if defined(__APPLE__)
-    return tid != 0 && tid == atomic_load(&sampler_tid);
-#else
     return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == hp_server_tid());
-#endif
 }
 
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced,
@@ -175,19 +168,6 @@ static size_t known_threads(void)
     return nwork;
 }
 
-/* Reading /proc takes a descriptor for a moment. A program living near its RLIMIT_NOFILE could
- * meet EMFILE in that moment, so under a small limit the periodic passes read CPU clocks only
- * (no descriptor) and leave /proc to the report's last pass. */
-static int may_open_files(void)
-{
-#if defined(__APPLE__)
-    return 1;                           /* Mach takes no descriptor, and lists the threads */
-#else
-    struct rlimit rl;
-    return getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 256;
-#endif
-}
-
 static void finish_pass(size_t nwork, int with_stat, int final)
 {
     uint64_t interval_ns = (uint64_t)hp_config.interval_ms * 1000000u;
@@ -202,10 +182,8 @@ static void finish_pass(size_t nwork, int with_stat, int final)
 void hp_sample(int final)
 {
     hp_spin_lock(&pass_lock);
-#if !defined(__APPLE__)
     hp_cpu_drain();
-#endif
-    if (!final && !may_open_files()) {
+    if (!final && !hp_platform_may_open_files()) {
         hp_registry_lock();
         size_t nwork = known_threads();
         hp_registry_unlock();
@@ -250,10 +228,8 @@ void hp_sampler_figures(struct hp_process_figures *out)
     out->profiler_cpu_ns = 0;
     int tid = atomic_load(&sampler_tid);
     if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
-#if !defined(__APPLE__)
     uint64_t server_ns;                 /* the metrics server's thread is the profiler's too */
     if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &server_ns) == 0) out->profiler_cpu_ns += server_ns;
-#endif
 }
 
 static void *sampler_main(void *arg)

@@ -87,6 +87,12 @@ uint32_t hp_stacks_count(struct hp_stacks *t)
     return n < t->max_entries ? n : t->max_entries;
 }
 
+uint64_t hp_stacks_frames(struct hp_stacks *t)
+{
+    uint64_t words = atomic_load(&t->store_used);   /* a claim past the end counts too: clamp */
+    return words < t->store_words ? words : t->store_words;
+}
+
 void hp_stacks_reset(struct hp_stacks *t)
 {
     if (!t->slots) return;

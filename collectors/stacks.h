@@ -43,6 +43,8 @@ int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, ui
                   uint64_t weight);
 /* Entries handed out so far (some may not be ready yet: check ->ready). */
 uint32_t hp_stacks_count(struct hp_stacks *t);
+/* Frames stored so far, all entries together: at most this many distinct addresses to name. */
+uint64_t hp_stacks_frames(struct hp_stacks *t);
 /* Empty the table (a fork child, where no other thread runs). */
 void hp_stacks_reset(struct hp_stacks *t);
 uint64_t hp_stack_hash(uint32_t tag, const uintptr_t *frames, uint32_t depth);

@@ -18,6 +18,7 @@
 #include "demangle.h"
 #include "lines.h"
 #include "memory.h"
+#include "platform.h"
 #include "sort.h"
 #include "unloaded.h"
 
@@ -104,7 +105,7 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
 static void load_module(struct module *m, const char *path)
 {
     snprintf(m->path, sizeof m->path, "%s", path);
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    int fd = hp_platform_open(path, O_RDONLY, 0);
     if (fd < 0) return;
     struct stat st;
     if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr))) {
@@ -114,7 +115,7 @@ static void load_module(struct module *m, const char *path)
             m->file_size = (size_t)st.st_size;
         }
     }
-    syscall(SYS_close, fd);
+    hp_platform_close(fd);
     if (!m->file) return;
     const ElfW(Ehdr) *eh = m->file;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||

@@ -30,7 +30,7 @@ struct hp_dl_list {
     struct hp_unloaded mods[];
 };
 
-static void range_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+void hp_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
     *lo = UINTPTR_MAX;
     *hi = 0;
@@ -59,7 +59,7 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *data)
     /* the program itself and the vDSO are never unloaded */
     if (!info->dlpi_name || !info->dlpi_name[0] || l->n == l->cap) return 0;
     struct hp_unloaded *u = &l->mods[l->n];
-    range_of(info, &u->lo, &u->hi);
+    hp_module_range(info, &u->lo, &u->hi);
     if (u->lo >= u->hi) return 0;
     u->bias = info->dlpi_addr;
     snprintf(u->path, sizeof u->path, "%s", info->dlpi_name);
@@ -144,7 +144,7 @@ static int own_one(struct dl_phdr_info *info, size_t size, void *data)
     unsigned k = atomic_load(&nown);
     if (k == OWN_SLOTS) return 0;
     uintptr_t lo, hi;
-    range_of(info, &lo, &hi);
+    hp_module_range(info, &lo, &hi);
     atomic_store(&own[k].lo, lo);
     atomic_store(&own[k].hi, hi);
     atomic_store(&nown, k + 1);

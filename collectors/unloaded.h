@@ -19,6 +19,10 @@ struct hp_unloaded {
 
 struct hp_dl_list;
 
+/* The address range a module's loadable segments span, [lo, hi). */
+struct dl_phdr_info;
+void hp_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+
 /* Before the real dlclose: the modules loaded now (NULL when out of memory). */
 struct hp_dl_list *hp_unloaded_before(void);
 /* After it: record the modules of the list that are gone, and free the list. */

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "unwind.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <libunwind.h>
 #include <link.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "stacks.h"
+#include "unloaded.h"
 
 /* Address ranges of the profiler's own code: libhotpath.so (its frames are left out of stacks),
  * and the libraries it uses, libunwind and mimalloc. */
@@ -21,13 +21,8 @@ static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     (void)arg;
-    struct range r = { UINTPTR_MAX, 0 };
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        if (info->dlpi_addr + ph->p_vaddr < r.lo) r.lo = info->dlpi_addr + ph->p_vaddr;
-        if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > r.hi) r.hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    }
+    struct range r;
+    hp_module_range(info, &r.lo, &r.hi);
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     uintptr_t me = (uintptr_t)module_range;
     if (me >= r.lo && me < r.hi) self_range = r;

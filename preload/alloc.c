@@ -36,6 +36,7 @@ void hp_count_free_slow(void *p)
 {
     struct hp_thread *t = hp_counting_thread();
     if (t) hp_add_free(t, p);
+    else hp_forget_sampled(p);
 }
 
 /* Before the real allocator is known (dlsym is running), memory comes from the boot arena. */
@@ -76,8 +77,7 @@ HP_EXPORT void *malloc(size_t n)
         size_t size = hp_chunk_usable(p);
         hp_count(&t->alloc_bytes, size);
         hp_count(&t->alloc_count, 1);
-        if (unlikely((t->alloc_sample_left -= (int64_t)size) < 0)) return hp_alloc_sample(t, p, size);
-        return p;
+        return hp_sample_countdown(t, p, size);
     }
     return malloc_slow(p);
 }
@@ -86,11 +86,7 @@ static __attribute__((noinline, cold)) void free_slow(void *p)
 {
     if (hp_in_boot_arena(p)) return;
     if (hp_hot.real.free == NULL && !hp_resolve()) return;
-    /* a sampled block freed under the guard (or by an unknown thread) is forgotten all the same:
-     * its address may come back */
-    struct hp_thread *t = hp_counting_thread();
-    if (t) hp_add_free(t, p);
-    else hp_forget_sampled(p);
+    hp_count_free(p);
     hp_hot.real.free(p);
 }
 

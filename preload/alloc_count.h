@@ -36,10 +36,11 @@ static inline struct hp_thread *hp_counting_thread(void)
     return hp_adopt_self();
 }
 
-/* Count down the thread's bytes to its next allocation sample (collectors/alloc_sites.h). */
-static inline void hp_sample_countdown(struct hp_thread *t, void *p, size_t n)
+/* Count down the thread's bytes to its next allocation sample (collectors/alloc_sites.h).
+ * Returns p. */
+static inline void *hp_sample_countdown(struct hp_thread *t, void *p, size_t n)
 {
-    if (unlikely((t->alloc_sample_left -= (int64_t)n) < 0)) hp_alloc_sample(t, p, n);
+    return unlikely((t->alloc_sample_left -= (int64_t)n) < 0) ? hp_alloc_sample(t, p, n) : p;
 }
 
 /* Before a block is freed (or moved by realloc): forget it if it was sampled. */
@@ -75,11 +76,14 @@ static inline void hp_count_alloc(void *p)
     else if (t == NULL) hp_count_alloc_slow(p);
 }
 
+/* A free that does not count (profiler work) still forgets a sampled block: its address may come
+ * back. */
 static inline void hp_count_free(void *p)
 {
     struct hp_thread *t = hp_self;
     if (likely(t != NULL && t->guard == 0)) hp_add_free(t, p);
     else if (t == NULL) hp_count_free_slow(p);
+    else hp_forget_sampled(p);
 }
 
 #endif

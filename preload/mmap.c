@@ -40,11 +40,6 @@ static struct hp_thread *counting(void)
     return t && !t->guard ? t : NULL;
 }
 
-static uint64_t pages(size_t len)
-{
-    return ((uint64_t)len + 4095) & ~(uint64_t)4095;
-}
-
 HP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (!ready()) return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
@@ -93,8 +88,7 @@ HP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
         if (t) {
             uint64_t was = hp_mappings_remove((uintptr_t)old, old_len);
             if (was) {                      /* an anonymous region grew, shrank or moved */
-                uint64_t now = pages(new_len);
-                hp_mappings_add((uintptr_t)p, new_len);
+                uint64_t now = hp_mappings_add((uintptr_t)p, new_len);
                 if (now > was) hp_count(&t->mapped_bytes, now - was);
                 else hp_count(&t->unmapped_bytes, was - now);
             }

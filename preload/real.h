@@ -37,9 +37,8 @@ struct hp_real {
 /* What every malloc and free reads, together in one page: the real functions, whether glibc's
  * chunk headers can be read (alloc_count.h), and the states of the first threads (the registry
  * hands them out before any page of its own). A workload that allocates across a large heap
- * misses the TLB on most of its heap accesses, and each further page the hooks touched would
- * add a page walk to nearly every call: measured on the random-order benchmark, the counters in
- * a page of their own cost as much as all the rest of the hooks. */
+ * misses the TLB on most of its heap accesses, and each further page the hooks touch can add a
+ * page walk to a call (README "Overhead"). */
 #define HP_HOT_STATES 15
 struct hp_hot {
     struct hp_real real;

@@ -36,7 +36,7 @@ struct alloc_snap {
     uint32_t nfns, capfns;
     struct alloc_row *threads;
     uint32_t nthreads, capthreads;
-    uint64_t bytes, calls_fx, live_bytes;
+    struct alloc_row total;    /* every stack's figures, <other> included */
 };
 
 /* The allocator's side of a stack: libc (malloc and its wrappers such as strdup; on macOS
@@ -140,23 +140,18 @@ static void build(struct alloc_snap *s)
 {
     struct hp_stacks *t = s->v.table;
     uint32_t n = hp_stacks_count(t);
-    uint64_t words = atomic_load(&t->store_used);
-    if (hp_fn_names_open(&s->names, words < t->store_words ? words : t->store_words) != 0) return;
+    if (hp_fn_names_open(&s->names, hp_stacks_frames(t)) != 0) return;
     for (uint32_t e = 0; e < n; e++) {
         const struct hp_stack *st = &t->entries[e];
         if (!atomic_load_explicit(&st->ready, memory_order_acquire)) continue;
         const struct hp_alloc_figures *fig = &s->v.sites[e];
         add_stack(s, st, fig);
-        s->bytes += atomic_load_explicit(&fig->bytes, memory_order_relaxed);
-        s->calls_fx += atomic_load_explicit(&fig->calls_fx, memory_order_relaxed);
-        s->live_bytes += atomic_load_explicit(&fig->live_bytes, memory_order_relaxed);
+        add_to(&s->total, 0, fig);
     }
     const struct hp_alloc_figures *other = &s->v.sites[t->max_entries];
     if (atomic_load(&other->bytes)) {
         add_to(fn_row(s, hp_fn_names_intern(&s->names, "<other>", "")), atomic_load(&t->other), other);
-        s->bytes += atomic_load(&other->bytes);
-        s->calls_fx += atomic_load(&other->calls_fx);
-        s->live_bytes += atomic_load(&other->live_bytes);
+        add_to(&s->total, 0, other);
     }
     hp_fn_names_locate(&s->names);
     uint32_t w = 0;   /* functions that only appeared above the chosen frame have no figures */
@@ -188,11 +183,6 @@ static void alloc_release(void *snap)
     hp_free(s);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 static uint64_t calls(uint64_t fx)
 {
     return (fx + 512) / 1024;
@@ -213,7 +203,7 @@ static void alloc_table(const void *snap, struct hp_buf *out, unsigned limit)
         snprintf(figures, sizeof figures, "off");
     } else {
         hp_fmt_bytes(every, s->v.sample_bytes);
-        hp_fmt_bytes(live, (int64_t)s->live_bytes);
+        hp_fmt_bytes(live, (int64_t)s->total.live_bytes);
         snprintf(figures, sizeof figures, "%llu samples, one per %s on average; %s; live %s",
                  (unsigned long long)s->v.samples, every, s->cumulative ? "inclusive" : "exclusive", live);
     }
@@ -227,7 +217,7 @@ static void alloc_table(const void *snap, struct hp_buf *out, unsigned limit)
         hp_fmt_bytes(bytes, (int64_t)r->bytes);
         snprintf(count, sizeof count, "%llu", (unsigned long long)calls(r->calls_fx));
         hp_fmt_bytes(live_bytes, (int64_t)r->live_bytes);
-        hp_fmt_percent(share, pct(r->bytes, s->bytes));
+        hp_fmt_percent(share, hp_share_percent(r->bytes, s->total.bytes));
         char shown_name[HP_FN_NAME];
         hp_fn_display(name_of(s, r)->name, shown_name, sizeof shown_name, HP_FN_SHOWN);
         const char *cells[] = { shown_name, bytes, count, live_bytes, share };
@@ -246,9 +236,9 @@ static void alloc_json(const void *snap, struct hp_json *j)
     hp_json_string(j, "attribution", s->cumulative ? "inclusive" : "exclusive");
     hp_json_u64(j, "samples_count", s->v.samples);
     hp_json_u64(j, "untracked_samples_count", s->v.untracked);
-    hp_json_u64(j, "alloc_bytes", s->bytes);
-    hp_json_u64(j, "alloc_count", calls(s->calls_fx));
-    hp_json_u64(j, "live_bytes", s->live_bytes);
+    hp_json_u64(j, "alloc_bytes", s->total.bytes);
+    hp_json_u64(j, "alloc_count", calls(s->total.calls_fx));
+    hp_json_u64(j, "live_bytes", s->total.live_bytes);
     hp_json_array_begin(j, "functions");
     for (uint32_t i = 0; i < s->nfns; i++) {
         const struct alloc_row *r = &s->fns[i];
@@ -259,7 +249,7 @@ static void alloc_json(const void *snap, struct hp_json *j)
         hp_json_u64(j, "alloc_count", calls(r->calls_fx));
         hp_json_u64(j, "live_bytes", r->live_bytes);
         hp_json_u64(j, "live_count", calls(r->live_calls_fx));
-        hp_json_fixed(j, "alloc_percent", pct(r->bytes, s->bytes), 2);
+        hp_json_fixed(j, "alloc_percent", hp_share_percent(r->bytes, s->total.bytes), 2);
         hp_json_object_end(j);
     }
     hp_json_array_end(j);

@@ -101,9 +101,8 @@ static void build(struct cpu_snap *s)
 {
     struct hp_stacks *t = s->v.table;
     uint32_t n = hp_stacks_count(t);
-    uint64_t words = atomic_load(&t->store_used);
     uint64_t counted = s->v.other;   /* the samples this snapshot holds (a drain may be under way) */
-    if (hp_fn_names_open(&s->names, words < t->store_words ? words : t->store_words) == 0) {
+    if (hp_fn_names_open(&s->names, hp_stacks_frames(t)) == 0) {
         uint32_t seen[HP_STACK_MAX_DEPTH];
         for (uint32_t e = 0; e < n; e++) {
             struct hp_stack *st = &t->entries[e];
@@ -182,11 +181,6 @@ static void cpu_release(void *snap)
     hp_free(s);
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
 {
     static const char *const headers[] = { "Function", "Samples", "Self %", "Total %", "Module", "Location" };
@@ -207,8 +201,8 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
         const struct cpu_fn *f = &s->fns[i];
         char samples[32], self[HP_FMT_MAX], total[HP_FMT_MAX], where[280] = "-";
         snprintf(samples, sizeof samples, "%llu", (unsigned long long)f->self);
-        hp_fmt_percent(self, pct(f->self, s->v.samples));
-        hp_fmt_percent(total, pct(f->total, s->v.samples));
+        hp_fmt_percent(self, hp_share_percent(f->self, s->v.samples));
+        hp_fmt_percent(total, hp_share_percent(f->total, s->v.samples));
         char shown_name[HP_FN_NAME];
         hp_fn_where(f->id, where, sizeof where);
         hp_fn_display(f->id->name, shown_name, sizeof shown_name, HP_FN_SHOWN);
@@ -240,8 +234,8 @@ static void cpu_json(const void *snap, struct hp_json *j)
         hp_fn_json(j, f->id);
         hp_json_u64(j, "self_count", f->self);
         hp_json_u64(j, "total_count", f->total);
-        hp_json_fixed(j, "self_percent", pct(f->self, s->v.samples), 2);
-        hp_json_fixed(j, "total_percent", pct(f->total, s->v.samples), 2);
+        hp_json_fixed(j, "self_percent", hp_share_percent(f->self, s->v.samples), 2);
+        hp_json_fixed(j, "total_percent", hp_share_percent(f->total, s->v.samples), 2);
         hp_json_array_begin(j, "threads");
         for (uint32_t k = 0; k < f->npairs; k++) {
             const struct cpu_pair *p = &s->pairs[f->first_pair + k];

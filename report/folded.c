@@ -47,9 +47,8 @@ int hp_folded_build(struct hp_buf *out, struct hp_stacks *t, hp_folded_weight we
                     const void *arg, uint64_t other, int skip_profiler)
 {
     uint32_t n = hp_stacks_count(t);
-    uint64_t words = atomic_load(&t->store_used);
     struct hp_fn_names names;
-    if (hp_fn_names_open(&names, words < t->store_words ? words : t->store_words) != 0) return -1;
+    if (hp_fn_names_open(&names, hp_stacks_frames(t)) != 0) return -1;
     struct folded_line *lines = hp_alloc(sizeof *lines * (n + 1));
     struct hp_buf text = { 0 };
     uint32_t nlines = 0;

@@ -83,6 +83,11 @@ void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals)
     fixed_ratio(out, v < 0 && scaled ? "-" : "", scaled, scale, decimals, "");
 }
 
+double hp_share_percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 void hp_fmt_percent(char out[HP_FMT_MAX], double pct)
 {
     hp_fmt_fixed(out, pct, 1);

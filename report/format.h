@@ -12,6 +12,8 @@ void hp_fmt_bytes(char out[HP_FMT_MAX], int64_t bytes);
 void hp_fmt_duration(char out[HP_FMT_MAX], uint64_t ns);
 void hp_fmt_cpu_seconds(char out[HP_FMT_MAX], uint64_t ns);
 void hp_fmt_percent(char out[HP_FMT_MAX], double pct);
+/* part as a percentage of whole (0 when whole is 0). */
+double hp_share_percent(uint64_t part, uint64_t whole);
 /* A rate: bytes moved in ns nanoseconds, per second, 1024-based like bytes (75.2 MB/s); `-` when
  * no time was measured. */
 void hp_fmt_rate(char out[HP_FMT_MAX], uint64_t bytes, uint64_t ns);
