@@ -60,7 +60,9 @@ def test_console_marks_the_growing_thread_in_its_trend_column():
 
 def test_console_shows_the_worker_and_updates_and_switches_tabs():
     port = free_port()
-    with Live(env={"HOTPATH_METRICS_PORT": str(port)}) as p:
+    # the live target allocates ~1.5 MB in the seconds this takes: at the default 512 KiB the
+    # Allocations tab could still be empty (e^-3 of the time), at 16 KiB it never is
+    with Live(env={"HOTPATH_METRICS_PORT": str(port), "HOTPATH_ALLOC_SAMPLE_BYTES": "16384"}) as p:
         t = Tmux([CONSOLE, "--port", str(port)], {"HOTPATH_TUI_REFRESH_INTERVAL_MS": "200",
                                                    "XDG_RUNTIME_DIR": p.runtime})
         try:
