@@ -205,7 +205,7 @@ void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_lk_add(&m->wait_ticks, ticks, shared);
     hp_lk_max(&m->wait_max, ticks, shared);
     struct hp_lock_hists *h = mode_hists(m);
-    if (h) hp_hist_add(&h->wait, ticks);
+    if (h) hp_lk_hist_add(&h->wait, ticks, shared);
 }
 
 void hp_lock_record_timeout(struct hp_lock *l, int mode, uint64_t ticks)
@@ -223,7 +223,7 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_lk_add(&m->hold_ticks, ticks, shared);
     hp_lk_max(&m->hold_max, ticks, shared);
     struct hp_lock_hists *h = mode_hists(m);
-    if (h) hp_hist_add(&h->hold, ticks);
+    if (h) hp_lk_hist_add(&h->hold, ticks, shared);
 }
 
 void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t)
