@@ -204,9 +204,11 @@ static inline __attribute__((always_inline)) void hp_io_dir_add(struct hp_thread
         hp_io_shared_add(write ? &res->wr : &res->rd, raw, scaled, r, bytes);
 }
 
-/* A call on one resource, one direction. */
-static inline void hp_io_done(struct hp_thread *t, struct hp_io_res *res, int write, uint64_t t0,
-                              long r, uint64_t bytes)
+/* A call on one resource, one direction. Inlined into every hook: on this VM each call and return
+ * that runs right after a system call costs 10-20 ns (a called hp_io_done measured ~15 ns more
+ * per read than an inlined one), and it adds ~36 KB of text in all. */
+static inline __attribute__((always_inline)) void hp_io_done(struct hp_thread *t, struct hp_io_res *res,
+                                                             int write, uint64_t t0, long r, uint64_t bytes)
 {
     uint64_t raw, scaled = hp_io_time(t, t0, &raw);
     hp_io_dir_add(t, res, write, raw, scaled, r, bytes);
