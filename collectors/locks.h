@@ -40,9 +40,10 @@ struct hp_lock_mode {
     struct hp_lock_hists *_Atomic hists;     /* NULL until the first timed wait or hold */
 };
 
-/* Laid out so that all an exclusive acquisition and release touch (key to mode[0].contended) is
- * one cache line: when two threads take turns on a lock, that line moves between their cores
- * with the lock itself, and every further line would move too. */
+/* Laid out so that all an exclusive acquisition and release write (key to mode[0].wait_ticks, a
+ * contended one included) is one cache line: when two threads take turns on a lock, that line
+ * moves between their cores with the lock itself, and every further line written would move too,
+ * while the next thread waits. */
 struct hp_lock {
     _Atomic uintptr_t key;             /* address | kind; 0 once destroyed (or never published) */
     struct hp_thread *_Atomic owner;   /* the last exclusive owner (mutex, rwlock writer) */
@@ -51,8 +52,8 @@ struct hp_lock {
     unsigned char shared;              /* the <other> record of its kind: many locks */
     unsigned char internal;            /* the profiler's own (libunwind, mimalloc): not reported */
     _Atomic unsigned char destroyed;
-    _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed */
-    _Atomic uint64_t hold_accum;       /* ticks held before a condition wait paused the hold */
+    _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed;
+                                          after a condition wait, moved later by the wait */
     struct hp_lock_mode mode[2];
     uintptr_t addr;
     _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
@@ -61,7 +62,7 @@ struct hp_lock {
     uint32_t nframes;                  /* the stack that first locked it, innermost first */
     void *frames[HP_LOCK_FRAMES];
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct hp_lock, mode[0].contended) + 8 <= 64, "an acquisition's fields share a line");
+_Static_assert(offsetof(struct hp_lock, mode[0].wait_ticks) + 8 <= 64, "an acquisition's fields share a line");
 
 /* ---- the table ---- */
 
@@ -175,7 +176,6 @@ static inline void hp_lock_take(struct hp_lock *l, struct hp_thread *t, unsigned
         atomic_store_explicit(&l->owner, t, memory_order_relaxed);
     }
     atomic_store_explicit(&l->held, 1, memory_order_relaxed);
-    hp_lk_set(&l->hold_accum, 0);
     hp_lk_set(&l->hold_start, hp_lock_sample(countdown, period) ? hp_ticks() : 0);
 }
 
@@ -185,7 +185,7 @@ static inline void hp_lock_release(struct hp_lock *l)
     atomic_store_explicit(&l->held, 0, memory_order_relaxed);
     uint64_t start = hp_lk_get(&l->hold_start);
     if (__builtin_expect(start != 0, 0))
-        hp_lock_record_hold(l, HP_MODE_WRITE, hp_ticks() - start + hp_lk_get(&l->hold_accum), 0);
+        hp_lock_record_hold(l, HP_MODE_WRITE, hp_ticks() - start, 0);
 }
 
 /* A read acquisition of an rwlock. */

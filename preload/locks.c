@@ -467,7 +467,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
         atomic_load_explicit(&lm->owner, memory_order_relaxed) == t) {
         uint64_t start = hp_lk_get(&lm->hold_start);
         if (start) {
-            accum = hp_lk_get(&lm->hold_accum) + (hp_ticks() - start);
+            accum = hp_ticks() - start;
             timed = 1;
         }
         atomic_store_explicit(&lm->held, 0, memory_order_relaxed);
@@ -491,8 +491,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
             if (prev) hp_lk_add(&lm->mode[HP_MODE_WRITE].owner_changes, 1, 0);
             atomic_store_explicit(&lm->owner, t, memory_order_relaxed);
         }
-        hp_lk_set(&lm->hold_accum, accum);
-        hp_lk_set(&lm->hold_start, timed ? t1 : 0);
+        hp_lk_set(&lm->hold_start, timed ? t1 - accum : 0);   /* the wait is not hold time */
         atomic_store_explicit(&lm->held, 1, memory_order_relaxed);
     }
     return r;
