@@ -34,7 +34,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
-TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so
+TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so
 
 .PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
 .PHONY: fuzz macos macos-check
@@ -111,6 +111,14 @@ $(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c tests/targets/d
 	@$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@
 
 $(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so tests/targets/dl/burn.h
+
+# A C++ library that the C program dl_cxx loads with dlopen (libstdc++ in its local scope only).
+$(BUILD)/targets/libhp_cxx.so: tests/targets/dl/cxx_lib.cc
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $@"
+	@$(CXX) -O1 -g $(WARN) -shared -fPIC $< -o $@
+
+$(BUILD)/targets/dl_cxx: $(BUILD)/targets/libhp_cxx.so
 
 # The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
 $(BUILD)/targets/io_fortify: tests/targets/io_fortify.c

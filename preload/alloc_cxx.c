@@ -5,6 +5,8 @@
  * inside, which must not be counted a second time. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_count.h"
@@ -40,12 +42,81 @@ static const char *const names[OP_COUNT] = {
 static void *real[OP_COUNT];
 static unsigned char via_malloc[OP_COUNT];   /* libstdc++'s: the malloc family hooks count it */
 
+/* What an operator does when no loaded object defines it (none found is not expected: something
+ * called it): libstdc++'s behaviour on the malloc family, short of throwing std::bad_alloc. */
+static void *fb_new(size_t n) { return malloc(n ? n : 1); }
+static void *fb_new_nothrow(size_t n, const void *nt) { (void)nt; return fb_new(n); }
+static void *fb_new_aligned(size_t n, size_t al)
+{
+    void *p;
+    return posix_memalign(&p, al < sizeof(void *) ? sizeof(void *) : al, n ? n : 1) ? NULL : p;
+}
+static void *fb_new_aligned_nothrow(size_t n, size_t al, const void *nt) { (void)nt; return fb_new_aligned(n, al); }
+static void fb_delete(void *p) { free(p); }
+static void fb_delete_n(void *p, size_t n) { (void)n; free(p); }
+static void fb_delete_n_al(void *p, size_t n, size_t al) { (void)n; (void)al; free(p); }
+static void fb_delete_nothrow(void *p, const void *nt) { (void)nt; free(p); }
+static void fb_delete_al_nothrow(void *p, size_t al, const void *nt) { (void)al; (void)nt; free(p); }
+
+static void *const fallback[OP_COUNT] = {
+    [NEW] = fb_new, [NEW_ARRAY] = fb_new, [NEW_NOTHROW] = fb_new_nothrow,
+    [NEW_ARRAY_NOTHROW] = fb_new_nothrow, [NEW_ALIGNED] = fb_new_aligned,
+    [NEW_ARRAY_ALIGNED] = fb_new_aligned, [NEW_ALIGNED_NOTHROW] = fb_new_aligned_nothrow,
+    [NEW_ARRAY_ALIGNED_NOTHROW] = fb_new_aligned_nothrow, [DELETE] = fb_delete,
+    [DELETE_ARRAY] = fb_delete, [DELETE_SIZED] = fb_delete_n, [DELETE_ARRAY_SIZED] = fb_delete_n,
+    [DELETE_NOTHROW] = fb_delete_nothrow, [DELETE_ARRAY_NOTHROW] = fb_delete_nothrow,
+    [DELETE_ALIGNED] = fb_delete_n, [DELETE_ARRAY_ALIGNED] = fb_delete_n,
+    [DELETE_SIZED_ALIGNED] = fb_delete_n_al, [DELETE_ARRAY_SIZED_ALIGNED] = fb_delete_n_al,
+    [DELETE_ALIGNED_NOTHROW] = fb_delete_al_nothrow, [DELETE_ARRAY_ALIGNED_NOTHROW] = fb_delete_al_nothrow,
+};
+
+#define MAX_OBJECTS 512
+
+struct objects {
+    const char *name[MAX_OBJECTS];
+    unsigned n;
+};
+
+static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct objects *o = arg;
+    if (info->dlpi_name && info->dlpi_name[0] && o->n < MAX_OBJECTS) o->name[o->n++] = info->dlpi_name;
+    return 0;
+}
+
+/* The definition of name the program would have bound without us. RTLD_NEXT searches the global
+ * scope only; a C++ library that a C program dlopens (RTLD_LOCAL) brings libstdc++ into its own
+ * scope, where RTLD_NEXT does not look while that library's calls still reach our hooks. Then
+ * every loaded object is asked in turn (names listed first: no dlopen inside dl_iterate_phdr),
+ * and the object that defines it gets one reference more, so the address stays valid. */
+static void *find_next(const char *name)
+{
+    void *fn = dlsym(RTLD_NEXT, name);
+    if (fn) return fn;
+    Dl_info self, info;
+    if (!dladdr((void *)find_next, &self)) return NULL;
+    struct objects o = { .n = 0 };
+    dl_iterate_phdr(list_object, &o);
+    for (unsigned i = 0; i < o.n && !fn; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        void *f = dlsym(h, name);
+        if (f && dladdr(f, &info) && info.dli_fbase != self.dli_fbase &&
+            dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))   /* the reference that pins it */
+            fn = f;
+        dlclose(h);
+    }
+    return fn;
+}
+
 /* Looked up at first use: libstdc++ may be loaded (dlopen) long after start. */
 static __attribute__((noinline, cold)) void *resolve(enum op op)
 {
-    void *fn = dlsym(RTLD_NEXT, names[op]);
+    void *fn = find_next(names[op]);
     Dl_info info;
-    via_malloc[op] = fn && dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "/libstdc++");
+    via_malloc[op] = !fn || (dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "/libstdc++"));
+    if (!fn) fn = fallback[op];
     __atomic_store_n(&real[op], fn, __ATOMIC_RELEASE);
     return fn;
 }

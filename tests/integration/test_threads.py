@@ -86,6 +86,18 @@ def test_thread_names_in_the_text_table():
         assert name in text, (name, text)
 
 
+def test_cxx_library_dlopened_by_a_c_program():
+    """A C program loads a C++ library locally: libstdc++ is then out of RTLD_NEXT's reach, and
+    the library's operator new and delete must still reach the real ones (it crashed before)."""
+    plain = bare([target("dl_cxx")])
+    r = run([target("dl_cxx")])
+    assert plain.returncode == 0, plain.stderr
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout, (r.stdout, plain.stdout)
+    main = row(r.report, "main")
+    assert main["alloc_count"] >= 2 * (10000 + 100), main   # a string and an array per round
+
+
 def test_cxx_new_and_delete_are_counted():
     r = run([target("cxx_alloc")])
     assert r.returncode == 0, r.stderr
