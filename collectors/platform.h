@@ -24,7 +24,8 @@ int hp_platform_task_stat(int tid, struct hp_task_stat *out);
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
 int hp_platform_gettid(void);
 /* A close-on-exec duplicate of fd placed high, above the program's usual range (DESIGN.md rule
- * 12); -1 when RLIMIT_NOFILE is too small to spare one (under 256) or the dup fails. */
+ * 12): from 64 below RLIMIT_NOFILE, or within its top 4 under a limit below 256; -1 under a
+ * limit below 32 (every number is the program's) or when the dup fails. */
 int hp_platform_dup_high(int fd);
 /* Start one of the profiler's own threads: detached, every signal blocked (DESIGN.md rule 10),
  * a small stack. 0 on success. */

@@ -134,6 +134,7 @@ int hp_platform_dup_high(int fd)
     long floor;
     if (rl.rlim_cur == RLIM_INFINITY) floor = 1000;
     else if (rl.rlim_cur >= 256) floor = (long)rl.rlim_cur - 64;
+    else if (rl.rlim_cur >= 32) floor = (long)rl.rlim_cur - 4;   /* the top: the stderr copy, a pipe */
     else return -1;                      /* every descriptor belongs to the program */
     return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 }

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../collectors/own_pipe.h"
 #include "io_real.h"
 
 struct hp_io_real hp_io_real;
@@ -127,11 +128,13 @@ void hp_resolve_io(void)
     __atomic_store_n(&hp_io_resolved, 1, __ATOMIC_RELEASE);
 }
 
-/* A call on one descriptor in one direction whose result is the byte count (or -1). */
-#define RW(WRITE, FD, CALL)                                                                       \
+/* A call on one descriptor in one direction whose result is the byte count (or -1); UNCOUNTED
+ * is what a call that does not count (the profiler's own) does instead. */
+#define RW(WRITE, FD, CALL) RW_OR(WRITE, FD, CALL, CALL)
+#define RW_OR(WRITE, FD, CALL, UNCOUNTED)                                                         \
     do {                                                                                        \
         struct hp_thread *t_ = hp_io_thread();                                                  \
-        if (__builtin_expect(t_ == NULL, 0)) return CALL;                                       \
+        if (__builtin_expect(t_ == NULL, 0)) return UNCOUNTED;                                  \
         struct hp_io_res *res_ = hp_io_res_of(FD);                                              \
         uint64_t t0_ = hp_io_start(t_);                                                         \
         ssize_t r_ = CALL;                                                                      \
@@ -142,10 +145,21 @@ void hp_resolve_io(void)
 
 /* ---- read and write ---- */
 
+/* An uncounted read: the profiler's own, libunwind's check of its pipe among them. When the
+ * program took that pipe's number, the check must fail (own_pipe.h). */
+static __attribute__((noinline)) ssize_t read_uncounted(int fd, void *buf, size_t n)
+{
+    if (hp_own_pipe_lost(fd) && hp_self && hp_self->guard) {
+        errno = EBADF;
+        return -1;
+    }
+    return hp_io_real.read(fd, buf, n);
+}
+
 HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
     EARLY(SYS_read, fd, buf, n);
-    RW(0, fd, hp_io_real.read(fd, buf, n));
+    RW_OR(0, fd, hp_io_real.read(fd, buf, n), read_uncounted(fd, buf, n));
 }
 
 HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../collectors/own_pipe.h"
 #include "../collectors/platform.h"
 #include "io_real.h"
 
@@ -109,11 +110,39 @@ HP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 /* ---- close family: the slot is cleared before the descriptor is free for reuse ---- */
 
+/* The profiler's own code is running on this thread (its guard is up). */
+static inline int guarded(void)
+{
+    return hp_self && hp_self->guard;
+}
+
 HP_EXPORT int close(int fd)
 {
     EARLY(SYS_close, fd);
+    if (__builtin_expect(hp_own_pipe_has(fd) || hp_own_pipe_lost(fd), 0)) {
+        if (!guarded()) {               /* not a descriptor of the program's */
+            errno = EBADF;
+            return -1;
+        }
+        if (hp_own_pipe_lost(fd)) {     /* the number is the program's now */
+            hp_own_pipe_forget(fd);
+            return 0;
+        }
+    }
     if (hp_io_thread()) hp_io_close(fd);
     return hp_io_real.close(fd);
+}
+
+/* close_range over [first, last] minus the profiler's own pipe: 0, or the first failure. */
+static int close_range_sparing(unsigned first, unsigned last, int flags)
+{
+    int own[2], n = hp_own_pipe_within(first, last, own), r = 0;
+    for (int i = 0; i <= n && r == 0; i++) {
+        unsigned lo = i == 0 ? first : (unsigned)own[i - 1] + 1;
+        unsigned hi = i == n ? last : (unsigned)own[i] - 1;
+        if (lo <= hi && !(i < n && own[i] == 0)) r = hp_io_real.close_range(lo, hi, flags);
+    }
+    return r;
 }
 
 HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
@@ -121,6 +150,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
+    if (first <= last && !guarded()) return close_range_sparing(first, last, flags);
     return hp_io_real.close_range(first, last, flags);
 }
 
@@ -130,8 +160,19 @@ HP_EXPORT void closefrom(int low)
         syscall(SYS_close_range, (unsigned)(low < 0 ? 0 : low), UINT_MAX, 0);
         return;
     }
-    if (hp_io_thread()) hp_io_close_range((unsigned)(low < 0 ? 0 : low), UINT_MAX);
-    hp_io_real.closefrom(low);
+    unsigned first = (unsigned)(low < 0 ? 0 : low);
+    if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
+    int own[2];
+    if (guarded() || hp_own_pipe_within(first, UINT_MAX, own) == 0) {
+        hp_io_real.closefrom(low);
+        return;
+    }
+    int saved = errno;
+    if (close_range_sparing(first, UINT_MAX, 0) != 0) {   /* no close_range: the pipe goes too */
+        hp_own_pipe_give(own[0]);
+        hp_io_real.closefrom(low);
+    }
+    errno = saved;
 }
 
 /* ---- dup family: the new descriptor is the same resource ---- */
@@ -148,15 +189,23 @@ HP_EXPORT int dup(int fd)
     return duped(fd, hp_io_real.dup(fd));
 }
 
+/* The program takes newfd, an end of the profiler's own pipe perhaps (own_pipe.h). */
+static inline void taking(int newfd)
+{
+    if (__builtin_expect(hp_own_pipe_has(newfd), 0) && !guarded()) hp_own_pipe_give(newfd);
+}
+
 HP_EXPORT int dup2(int oldfd, int newfd)
 {
     EARLY(SYS_dup2, oldfd, newfd);
+    taking(newfd);
     return duped(oldfd, hp_io_real.dup2(oldfd, newfd));
 }
 
 HP_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
     EARLY(SYS_dup3, oldfd, newfd, flags);
+    taking(newfd);
     return duped(oldfd, hp_io_real.dup3(oldfd, newfd, flags));
 }
 
@@ -190,6 +239,7 @@ static inline int piped(int r, int fds[2])
          * the numbers the program expects to get */
         hp_platform_move_high(&fds[0]);
         hp_platform_move_high(&fds[1]);
+        hp_own_pipe_made(fds);
         return r;
     }
     if (r == 0 && hp_io_thread()) {

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import clean_env, row, run, target, validate
+from harness import bare, clean_env, row, run, target, validate
 
 
 def test_program_that_closes_every_descriptor_gets_the_numbers_it_expects():
@@ -21,6 +21,26 @@ def test_the_profilers_own_descriptors_stay_out_of_the_programs_numbers():
     """libunwind opens a pipe the first time a lock's stack is taken: it must not take fd 3."""
     r = run([target("fd_hygiene"), "lockfirst"])
     assert r.returncode == 0 and r.stdout == b"3\n", r.stdout
+
+
+def test_program_takes_the_numbers_of_libunwinds_pipe():
+    """libunwind keeps its address-check pipe in its own variables: when the program dup2s its
+    file onto those numbers, libunwind must neither close the program's descriptors nor read or
+    write them (it closed two of them before)."""
+    cmd = [target("fd_hygiene"), "takeover"]
+    plain = bare(cmd)
+    r = run(cmd, env={"HOTPATH_CPU_HZ": "1000", "HOTPATH_ALLOC_SAMPLE_BYTES": "64"})
+    assert plain.returncode == 0 and plain.stdout == b"size 5 offset 5 same 64\n", plain
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout, r.stdout
+    assert r.report["functions_cpu"]["samples_count"] > 0       # unwinding went on
+    assert r.report["functions_alloc"]["samples_count"] > 0
+
+
+def test_started_under_a_small_rlimit_the_program_still_gets_fd_3():
+    """Under a limit below 256 from the start, the profiler's descriptors take the top numbers."""
+    r = run(["sh", "-c", "ulimit -n 64 && exec " + target("fd_hygiene") + " lockfirst"])
+    assert r.returncode == 0 and r.stdout == b"3\n", (r.stdout, r.stderr)
 
 
 def test_small_rlimit_never_meets_emfile_because_of_the_profiler():

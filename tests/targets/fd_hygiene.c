@@ -5,7 +5,11 @@
  *              prints how many opened and the first error
  *   sleep N    allocate, then sleep N milliseconds (for checkpoints)
  *   lockfirst  lock a new mutex (the profiler takes its first-lock stack), then open a file:
- *              prints the number it got (3 expected) */
+ *              prints the number it got (3 expected)
+ *   takeover   close every descriptor from 3 up, open a file and dup2 it onto the top 64
+ *              numbers (where the profiler keeps libunwind's pipe), write "mine\n", then make the
+ *              profiler unwind stacks (allocations, new locks, CPU in two threads): prints the
+ *              file's size, its offset and how many of the 64 numbers still name it */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +27,53 @@ static void *idle(void *arg)
     (void)arg;
     usleep(20000);
     return NULL;
+}
+
+static void *churn(void *arg)
+{
+    (void)arg;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        for (int i = 0; i < 1000; i++) {
+            void *volatile p = malloc(100 + (size_t)i);
+            free(p);
+        }
+        pthread_mutex_t m;
+        pthread_mutex_init(&m, NULL);
+        pthread_mutex_lock(&m);
+        pthread_mutex_unlock(&m);
+        pthread_mutex_destroy(&m);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 500000000L);
+    return NULL;
+}
+
+static int takeover(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 128 || rl.rlim_cur > 1 << 20) return 2;
+    closefrom(3);
+    char path[] = "/tmp/hp-takeover-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return 2;
+    unlink(path);
+    int top = (int)rl.rlim_cur;
+    for (int n = top - 64; n < top; n++)
+        if (dup2(fd, n) != n) return 3;
+    if (write(fd, "mine\n", 5) != 5) return 4;
+    pthread_t a, b;
+    pthread_create(&a, NULL, churn, NULL);
+    pthread_create(&b, NULL, churn, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    struct stat file, other;
+    fstat(fd, &file);
+    int same = 0;
+    for (int n = top - 64; n < top; n++)
+        same += fstat(n, &other) == 0 && other.st_ino == file.st_ino && other.st_dev == file.st_dev;
+    printf("size %lld offset %lld same %d\n", (long long)file.st_size, (long long)lseek(fd, 0, SEEK_CUR), same);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -56,6 +108,7 @@ int main(int argc, char **argv)
         printf("%d\n", open("/dev/null", O_RDONLY));
         return 0;
     }
+    if (!strcmp(mode, "takeover")) return takeover();
     if (!strcmp(mode, "sleep")) {
         static void *volatile kept;
         kept = malloc(123456);
