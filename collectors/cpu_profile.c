@@ -60,18 +60,6 @@ const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
     return "off";
 }
 
-static void say(const char *a, const char *b)
-{
-    /* raw system calls: this may run inside a hook, and the I/O view must not count it */
-    char line[256];
-    size_t n = strlen(a), m = strlen(b);
-    if (n + m + 1 > sizeof line) return;
-    memcpy(line, a, n);
-    memcpy(line + n, b, m);
-    line[n + m] = '\n';
-    if (syscall(SYS_write, 2, line, n + m + 1) < 0) return;
-}
-
 static void count(_Atomic uint64_t *c, uint64_t n)
 {
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
@@ -255,7 +243,7 @@ void hp_cpu_off(enum hp_cpu_off_reason why)
     int saved = errno;
     atomic_store(&off_reason, (int)why);
     for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) disarm(b);
-    say("hotpath: CPU profile off: ", hp_cpu_off_text(why));
+    /* nothing on stderr: only a bad setting is said there; the report carries the reason */
     errno = saved;
 }
 
@@ -272,7 +260,6 @@ void hp_cpu_start(struct hp_thread *main_thread)
     }
     if (hp_stacks_init(&table, 16384, 16) != 0) {
         atomic_store(&off_reason, HP_CPU_OFF_FAILED);
-        say("hotpath: CPU profile off: ", hp_cpu_off_text(HP_CPU_OFF_FAILED));
         return;
     }
     /* libunwind opens a pipe (to validate addresses) on first use: take it now, guard set, so the
@@ -287,7 +274,6 @@ void hp_cpu_start(struct hp_thread *main_thread)
     if (hp_signals_claim_sigprof(on_sigprof) != 0) {
         atomic_store(&cpu_on, 0);
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
-        say("hotpath: CPU profile off: ", hp_cpu_off_text(HP_CPU_OFF_DISPOSITION));
         return;
     }
     hp_cpu_thread_start(main_thread);

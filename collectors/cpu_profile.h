@@ -5,7 +5,7 @@
  * producer, the sampler the single consumer; no lock, no malloc, no stdio) and the sampler
  * drains the rings into a stack table (collectors/stacks.h). Symbols are made at report time.
  * The program wins (DESIGN.md rule 11): its own SIGPROF handler or ITIMER_PROF turns the
- * profile off, with one line on stderr. */
+ * profile off; the report says why (the program's stderr gets nothing). */
 #ifndef HP_CPU_PROFILE_H
 #define HP_CPU_PROFILE_H
 
@@ -25,7 +25,7 @@ void hp_cpu_start(struct hp_thread *main_thread);
 /* On the thread itself: as it starts (its timer and ring), as it ends. */
 void hp_cpu_thread_start(struct hp_thread *t);
 void hp_cpu_thread_end(struct hp_thread *t);
-/* The program took SIGPROF or ITIMER_PROF: stop every timer, say so once on stderr. */
+/* The program took SIGPROF or ITIMER_PROF: stop every timer, keep the reason for the report. */
 void hp_cpu_off(enum hp_cpu_off_reason why);
 /* The sampler: move every ring's samples into the stack table (one caller at a time). */
 void hp_cpu_drain(void);

@@ -10,11 +10,36 @@
 
 #include "alloc_count.h"
 
+/* glibc's usable size of a small block (not mmapped): the request plus its size field, rounded
+ * up to the alignment, at least MINSIZE, less the size field (the next chunk's prev_size word
+ * is the block's own). Pure arithmetic on the size asked for: no header is read. */
+static size_t glibc_small_usable(size_t n)
+{
+    const size_t word = sizeof(size_t), align = 2 * sizeof(size_t), min = 4 * sizeof(size_t);
+    size_t chunk = (n + word + align - 1) & ~(align - 1);
+    return (chunk < min ? min : chunk) - word;
+}
+
+/* Whether a block's usable size may be read from glibc's chunk header (alloc_count.h). Decided
+ * in two steps so that no header is read until the allocator is known to be glibc's: the real
+ * malloc lives in libc.so, and malloc_usable_size answers glibc's arithmetic for small blocks.
+ * A malloc replacement that takes over libc's own symbols (valgrind redirects them; so may a
+ * debugging allocator) passes the first step but not the second: its usable sizes are the sizes
+ * asked for or its own. Only then the header of each probe block is compared with the real
+ * malloc_usable_size. */
 void hp_alloc_init(void)
 {
     Dl_info info;
     if (!dladdr((void *)hp_hot.real.malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "/libc.so"))
         return;
+    static const size_t small[] = { 1, 24, 25, 100, 1000, 4096 };
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        void *p = hp_hot.real.malloc(small[i]);
+        if (!p) return;
+        size_t usable = hp_hot.real.usable_size(p);
+        hp_hot.real.free(p);
+        if (usable != glibc_small_usable(small[i])) return;
+    }
     static const size_t sizes[] = { 1, 24, 25, 100, 1000, 4096, 100000, 200000, 1 << 20 };
     int same = 1;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {

@@ -188,11 +188,12 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
     unsigned shown = limit && limit < s->nfns ? limit : s->nfns;
     char figures[256];
     const char *off = hp_cpu_off_text(s->v.off);
+    /* why the profile is off is said here and in JSON off_reason, never on the program's stderr */
     if (!s->v.enabled)
-        snprintf(figures, sizeof figures, "off: %s", off ? off : "not started");
+        snprintf(figures, sizeof figures, "CPU profile off: %s", off ? off : "not started");
     else
         snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s",
-                 (unsigned long long)s->v.samples, s->v.hz, off ? "; stopped: " : "", off ? off : "");
+                 (unsigned long long)s->v.samples, s->v.hz, off ? "; then CPU profile off: " : "", off ? off : "");
     hp_section_title(out, "functions-cpu", "Sampled CPU time by function.", figures, shown, s->nfns);
     if (!s->nfns) return;
     struct hp_table t;
