@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 
 #include "../collectors/own_pipe.h"
 #include "../collectors/platform.h"
+#include "../report/http_server.h"
 #include "io_real.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -328,9 +330,25 @@ HP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     return r;
 }
 
+/* A TCP port the program binds: the live server gives it up if it holds it. */
+static void program_binds(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    unsigned p = 0;
+    if (addr && addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
+        p = ntohs(((const struct sockaddr_in *)addr)->sin_port);
+    else if (addr && addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6))
+        p = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
+    if (p == 0 || p != hp_server_port()) return;
+    int type = 0, saved = errno;
+    socklen_t tlen = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && type == SOCK_STREAM) hp_server_yield_port(p);
+    errno = saved;
+}
+
 HP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
     EARLY(SYS_bind, fd, addr, len);
+    if (!guarded()) program_binds(fd, addr, len);
     int r = hp_io_real.bind(fd, addr, len);
     if (r == 0 && hp_io_thread()) hp_io_forget(fd);   /* named by its address when first used */
     return r;

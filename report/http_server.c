@@ -159,6 +159,18 @@ static int open_listener(void)
     return 0;
 }
 
+void hp_server_yield_port(unsigned p)
+{
+    int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
+    if (p == 0 || fd < 0 || p != __atomic_load_n(&port, __ATOMIC_RELAXED) || !still_ours(fd, listen_ino))
+        return;
+    /* the server thread finds it gone (check_listener) and never closes that number again; a
+     * port the program took is no busy port to warn about */
+    __atomic_store_n(&port_explicit_warned, 1, __ATOMIC_RELAXED);
+    syscall(SYS_shutdown, fd, SHUT_RDWR);
+    sys_close(fd);
+}
+
 static void register_process(void)
 {
     registered_pid = hp_report_pid();

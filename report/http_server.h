@@ -18,5 +18,9 @@ void hp_server_exec_failed(void);
 int hp_server_tid(void);
 /* The port served, 0 when none. */
 unsigned hp_server_port(void);
+/* The program is binding a TCP socket to port p (the bind hook, any thread): when the server
+ * listens there, it lets go at once, so the program's bind works as it would without the
+ * profiler; the server listens again a second later on another port (hotpath-console --list). */
+void hp_server_yield_port(unsigned p);
 
 #endif

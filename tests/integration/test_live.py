@@ -2,15 +2,18 @@
 per-process registry, what a hostile peer can send, and the Prometheus exposition."""
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
+import sys
+import tempfile
 import time
 
 import jsonschema
 
 from harness import SCHEMA, VALIDATOR, clean_env, target
-from live import Live, curl, get_json, raw_status
+from live import Live, curl, free_port, get_json, raw_status, wait_entry
 
 
 def section_validator(key):
@@ -194,6 +197,49 @@ def test_fork_child_serves_itself():
             assert st["pid"] == pid
         child = next(pid for pid in pids if pid != p.pid)
         os.kill(child, 15)
+
+
+BIND_PORT = """
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+print("bound", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_program_binding_the_servers_port_gets_it():
+    """The program wins the port: the server lets go, and serves again on another one."""
+    port = free_port()
+    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    try:
+        bare = subprocess.run([sys.executable, "-c", BIND_PORT, str(port), "0"], capture_output=True,
+                              env=clean_env(preload=False), timeout=30)
+        assert bare.stdout == b"bound\n", bare.stderr
+        env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": runtime,
+                         "HOTPATH_METRICS_PORT": str(port)})
+        p = subprocess.Popen([sys.executable, "-c", BIND_PORT, str(port), "30"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert p.stdout.readline() == b"bound\n", p.stderr.read() if p.poll() is not None else b""
+
+            def moved():
+                entry = wait_entry(runtime, p.pid, 0.5)
+                return entry and entry["port"] != port and entry["port"]
+            new_port = wait_for(moved, 8)
+            assert new_port, "the server did not come back on another port"
+            assert curl(f"http://127.0.0.1:{new_port}/profiler_status", timeout=2)[0] == 200
+        finally:
+            p.kill()
+            p.wait()
+            err = p.stderr.read()
+            p.stdout.close()
+            p.stderr.close()
+        assert err == b"", err          # no "port busy" line: the program took it, not a bad setting
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_program_closing_every_descriptor_gets_the_server_back():
