@@ -172,6 +172,7 @@ static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsi
     r->base_time_ns = now_ns;
     t->record = r->slot;
     t->index = r->index;
+    t->tid = tid;
 }
 
 struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthread,

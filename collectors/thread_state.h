@@ -18,6 +18,7 @@ struct hp_thread {
     unsigned guard;          /* > 0 while the profiler works on this thread; set for life on its own threads */
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
     uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */
+    int tid;                 /* the kernel's id of the thread (0 without a record) */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     struct hp_thread *next_free;
     _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */

@@ -212,6 +212,24 @@ static inline int plain_kind(const pthread_mutex_t *m)
     return k == PTHREAD_MUTEX_TIMED_NP || k == PTHREAD_MUTEX_ADAPTIVE_NP;
 }
 
+#define KIND_PRIO_PROTECT 0x40        /* glibc's PTHREAD_MUTEX_PRIO_PROTECT_NP bit of __kind */
+#define LOCK_TID_MASK 0x3fffffff      /* FUTEX_TID_MASK: the owner's tid in a robust or PI word */
+
+/* Whether an acquisition of a mutex that is not plain will wait: another thread holds it, as its
+ * lock word says (glibc's public layout), read without taking it. A trylock first would not do:
+ * on a robust mutex made unrecoverable, glibc's trylock leaves it locked; on a priority-protect
+ * one a failed trylock changes the thread's priority bookkeeping; and a timed lock must check
+ * its clock and timeout as the real call does. Recursive and error-checking words are 0 when free,
+ * robust and priority-inheritance ones hold the owner's tid (and flag bits); the holder's own
+ * relock does not wait (it nests, or fails with EDEADLK). A priority-protect word holds the
+ * ceiling: those acquisitions are counted, never timed as waits. */
+static inline int will_wait(const pthread_mutex_t *m, const struct hp_thread *t)
+{
+    if (m->__data.__kind & KIND_PRIO_PROTECT) return 0;
+    if (!(__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) & LOCK_TID_MASK)) return 0;
+    return t->tid == 0 || __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) != t->tid;
+}
+
 HP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     struct hp_thread *t = counting();
@@ -230,16 +248,10 @@ HP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
         }
         return mutex_slow(m, l, t, OP_PLAIN, 0, NULL);
     }
-    r = lk.mutex_trylock(m);
-    if (likely(r == 0)) {
-        mutex_taken(m, l, t);
-        return 0;
-    }
-    if (r == EOWNERDEAD) {
-        mutex_taken(m, l, t);
-        return r;
-    }
-    return mutex_slow(m, l, t, OP_PLAIN, 0, NULL);
+    if (will_wait(m, t)) return mutex_slow(m, l, t, OP_PLAIN, 0, NULL);
+    r = lk.mutex_lock(m);
+    if (mutex_acquired(r)) mutex_taken(m, l, t);
+    return r;
 }
 
 HP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -257,12 +269,11 @@ static int mutex_timed(pthread_mutex_t *m, enum op op, clockid_t clk, ts_t absti
     struct hp_thread *t = counting();
     if (unlikely(!t)) return op == OP_TIMED ? lk.mutex_timedlock(m, abstime) : lk.mutex_clocklock(m, clk, abstime);
     struct hp_lock *l = hp_lock_get(m, HP_LOCK_MUTEX, t);
-    int r = lk.mutex_trylock(m);
-    if (mutex_acquired(r)) {
-        mutex_taken(m, l, t);
-        return r;
-    }
-    return mutex_slow(m, l, t, op, clk, abstime);
+    int held = plain_kind(m) ? __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) != 0 : will_wait(m, t);
+    if (held) return mutex_slow(m, l, t, op, clk, abstime);
+    int r = op == OP_TIMED ? lk.mutex_timedlock(m, abstime) : lk.mutex_clocklock(m, clk, abstime);
+    if (mutex_acquired(r)) mutex_taken(m, l, t);
+    return r;
 }
 
 HP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -338,10 +349,19 @@ static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_loc
     return r;
 }
 
+/* A timeout glibc's rwlock calls refuse with EINVAL before anything else: the try below must not
+ * take the lock first. */
+static inline int rw_bad_timeout(enum op op, clockid_t clk, ts_t abstime)
+{
+    if (op == OP_PLAIN || !abstime) return 0;
+    return (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC) || abstime->tv_nsec < 0 ||
+           abstime->tv_nsec >= 1000000000L;
+}
+
 static inline int rw_acquire(pthread_rwlock_t *rw, int mode, enum op op, clockid_t clk, ts_t abstime)
 {
     struct hp_thread *t = counting();
-    if (unlikely(!t)) {
+    if (unlikely(!t || rw_bad_timeout(op, clk, abstime))) {
         if (mode == HP_MODE_READ)
             return op == OP_PLAIN ? lk.rw_rdlock(rw) : op == OP_TIMED ? lk.rw_timedrdlock(rw, abstime)
                                                                       : lk.rw_clockrdlock(rw, clk, abstime);

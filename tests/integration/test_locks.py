@@ -74,6 +74,21 @@ def test_text_table():
     assert "rw_locks - Wait and hold times of read-write locks." in text
 
 
+def test_mutex_kinds_and_timed_calls_return_what_they_return_bare():
+    """Robust (owner died, not recoverable), priority-protect and timed calls with bad clocks or
+    timeouts: a hook that tried the lock first changed these results and deadlocked a robust
+    mutex made unrecoverable."""
+    cmd = [target("locks_kinds")]
+    plain = bare(cmd, timeout=60)
+    r = run(cmd, timeout=60)
+    assert plain.returncode == 0 and r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout, (r.stdout, plain.stdout)
+    text = plain.stdout.decode()
+    assert "lock, not recoverable                    ENOTRECOVERABLE" in text, text
+    assert "clocklock, clock 999                     EINVAL" in text, text
+    assert sum(row["locks_count"] for row in mutexes(r.report, "m")) > 0   # one row per init
+
+
 def test_condition_wait_is_not_hold_time():
     r = run([target("locks_cond")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
     assert r.returncode == 0, r.stderr
