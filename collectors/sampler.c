@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -232,6 +233,29 @@ void hp_sampler_figures(struct hp_process_figures *out)
     if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &server_ns) == 0) out->profiler_cpu_ns += server_ns;
 }
 
+static _Atomic int main_exited;
+
+void hp_sampler_main_exited(void)
+{
+    atomic_store(&main_exited, 1);
+}
+
+/* Whether a thread of the program's is still alive (not a zombie, as the main thread is after its
+ * pthread_exit). Unknown counts as alive. */
+static int program_alive(void)
+{
+    static int *all;
+    static size_t n, cap;
+    if (hp_platform_list_tasks(&all, &n, &cap) != 0) return 1;
+    for (size_t i = 0; i < n; i++) {
+        struct hp_task_stat st;
+        if (hp_is_profiler_tid(all[i])) continue;
+        if (hp_platform_task_stat(all[i], &st) != 0) continue;     /* gone meanwhile */
+        if (st.state != 'Z' && st.state != 'X') return 1;
+    }
+    return 0;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -249,6 +273,7 @@ static void *sampler_main(void *arg)
             continue;
         }
         hp_sample(0);
+        if (atomic_load(&main_exited) && !program_alive()) exit(0);   /* as glibc would have */
         hp_history_record();
         uint64_t now = hp_now_ns();
         if (hp_config.checkpoint_s && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {

@@ -24,5 +24,9 @@ void hp_sampler_figures(struct hp_process_figures *out);
 int hp_sampler_report_from_signal(int timeout_ms);
 /* Whether tid is one of the profiler's own threads. */
 int hp_is_profiler_tid(int tid);
+/* The main thread called pthread_exit: glibc ends the process with exit(0) when its last thread
+ * ends, but the profiler's threads never end, so the sampler does it for glibc once no thread of
+ * the program's is left (checked every pass). */
+void hp_sampler_main_exited(void);
 
 #endif

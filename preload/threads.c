@@ -10,7 +10,9 @@
 #include <sys/resource.h>
 
 #include "../collectors/cpu_profile.h"
+#include "../collectors/platform.h"
 #include "../collectors/registry.h"
+#include "../collectors/sampler.h"
 #include "../collectors/thread_start.h"
 #include "real.h"
 
@@ -55,6 +57,7 @@ HP_EXPORT void pthread_exit(void *ret)
     struct hp_thread *t = hp_self;
     /* threads we started fold their figures in the trampoline's cleanup handler */
     if (hp_active && t && !t->managed && !t->guard) thread_ends(NULL);
+    if (hp_active && hp_platform_gettid() == hp_pid) hp_sampler_main_exited();
     hp_hot.real.pthread_exit(ret);
 }
 

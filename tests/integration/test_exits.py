@@ -30,6 +30,13 @@ def test_exit():
     check_mode("exit", 4)
 
 
+def test_main_thread_pthread_exit_ends_when_the_last_thread_does():
+    """glibc ends the process with exit(0) when its last thread ends; the profiler's own threads
+    never end, so it does that for glibc (the process hung before)."""
+    r = check_mode("pthread_exit", 0)
+    assert r.stdout.endswith(b"worker done\natexit ran\n"), r.stdout
+
+
 def test_underscore_exit():
     check_mode("_exit", 5)
 

@@ -1,7 +1,9 @@
 /* exit_paths.c — every way a process ends: `return`, `exit`, `_exit`, `_Exit`, `sigterm` (waits
  * to be killed, default action), `handler` (its own SIGTERM handler runs and exits 7), `ignore`
  * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount),
- * `segv` (a null pointer write in a named thread), `abort`, `fpe` (integer division by zero).
+ * `segv` (a null pointer write in a named thread), `abort`, `fpe` (integer division by zero),
+ * `pthread_exit` (main ends with pthread_exit while a worker runs on: the process ends, status 0,
+ * when the worker does, and its atexit handler runs).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +31,20 @@ static void *crash(void *arg)
     marker(50000);
     *(volatile int *)arg = 1;      /* arg is NULL */
     return NULL;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    usleep(100000);
+    marker(70000);
+    printf("worker done\n");
+    return NULL;
+}
+
+static void at_end(void)
+{
+    printf("atexit ran\n");
 }
 
 static void on_term(int sig)
@@ -70,6 +86,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "abort")) abort();
+    if (!strcmp(mode, "pthread_exit")) {
+        pthread_t t;
+        atexit(at_end);
+        pthread_create(&t, NULL, worker, NULL);
+        pthread_exit(NULL);
+    }
     if (!strcmp(mode, "fpe")) {
         printf("%d\n", argc / divisor);
         return 0;
