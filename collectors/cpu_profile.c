@@ -154,6 +154,14 @@ static struct hp_cpu_buf *claim_buf(void)
     return b;
 }
 
+/* The thread's timer at the profile's rate (on), or stopped (its SIGPROF would wait pending). */
+static int run_timer(struct hp_cpu_buf *b, int on)
+{
+    long ns = on ? 1000000000L / (long)hp_config.cpu_hz : 0;
+    struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };
+    return timer_settime(b->timer, 0, &its, NULL);
+}
+
 static int arm(struct hp_cpu_buf *b)
 {
     struct sigevent sev;
@@ -166,14 +174,24 @@ static int arm(struct hp_cpu_buf *b)
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) != 0) return -1;
     b->timer = id;
     atomic_store(&b->armed, 1);
-    long ns = 1000000000L / (long)hp_config.cpu_hz;
-    struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };
-    if (timer_settime(id, 0, &its, NULL) != 0) {
+    /* a thread that starts with SIGPROF blocked gets its timer running when it unblocks it */
+    sigset_t mask;
+    int blocked = pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, SIGPROF) == 1;
+    if (run_timer(b, !blocked) != 0) {
         disarm(b);
         return -1;
     }
     if (!atomic_load(&cpu_on)) disarm(b);   /* turned off meanwhile: whoever exchanges deletes */
     return 0;
+}
+
+void hp_cpu_thread_masked(struct hp_thread *t, int blocked)
+{
+    struct hp_cpu_buf *b = t ? __atomic_load_n(&t->cpu_buf, __ATOMIC_ACQUIRE) : NULL;
+    if (!b || !atomic_load(&b->armed)) return;
+    int saved = errno;
+    run_timer(b, !blocked);
+    errno = saved;
 }
 
 static void attach(struct hp_thread *t, uint32_t index, int tid)

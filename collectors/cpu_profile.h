@@ -24,6 +24,11 @@ enum hp_cpu_off_reason {
 void hp_cpu_start(struct hp_thread *main_thread);
 /* On the thread itself: as it starts (its timer and ring), as it ends. */
 void hp_cpu_thread_start(struct hp_thread *t);
+/* The calling thread blocks SIGPROF (before its mask changes) or unblocks it (after): its timer
+ * stops and starts again, so no SIGPROF of the profiler's waits pending where the program's
+ * sigpending, sigwait or signalfd would find it. While SIGPROF is blocked, the thread is not
+ * sampled. */
+void hp_cpu_thread_masked(struct hp_thread *t, int blocked);
 void hp_cpu_thread_end(struct hp_thread *t);
 /* The program took SIGPROF or ITIMER_PROF: stop every timer, keep the reason for the report. */
 void hp_cpu_off(enum hp_cpu_off_reason why);

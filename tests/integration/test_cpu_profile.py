@@ -184,3 +184,14 @@ def test_folded_stacks_file():
     # about 99 samples in 1 s: a share is only good to several points here (the 3:1 test checks
     # shares); the order of the two must hold
     assert a > b > 0, (a, b)
+
+
+def test_threads_that_block_sigprof_never_see_it_pending():
+    """A program that blocks every signal and reads them through a signalfd finds none of the
+    profiler's SIGPROFs pending; the thread that unblocks SIGPROF is still sampled."""
+    cmd = [target("cpu_masked")]
+    plain = bare(cmd)
+    r = run(cmd, env={"HOTPATH_CPU_HZ": "1000"})
+    assert plain.stdout == b"pending 0\nsignalfd empty\nsigtimedwait nothing\n", plain.stdout
+    assert r.returncode == 0 and r.stdout == plain.stdout, (r.stdout, r.stderr)
+    assert r.report["functions_cpu"]["samples_count"] >= 100, r.report["functions_cpu"]
