@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,22 +46,72 @@ struct hp_syms {
     unsigned n;
     struct hp_lines *lines;       /* opened at the first hp_syms_location */
     int lines_tried;
+    unsigned long long unloads;   /* the loader's count of unloads when it was made */
 };
 
-struct hp_syms *hp_syms_open(void)
+/* One report opens a set per section, and a big program's tables (node: 110,000 symbols, its
+ * DWARF, libc's compressed debug file) would be loaded as many times. So the opens of one thread
+ * share its set while one is open (a report holds every section's snapshot at once), and the set
+ * closed last (its symbol tables, not its DWARF sessions) is kept for the next open while no
+ * module has been unloaded since (a module loaded since is looked up when asked for, as in a new
+ * set). The kept set is taken and given back by exchange: two threads never share one. */
+static struct hp_syms *_Atomic kept;
+static __thread struct hp_syms *in_use;
+static __thread unsigned in_use_count;
+
+static int count_unloads(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    return hp_alloc(sizeof(struct hp_syms));
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_subs;
+    return 1;
 }
 
-void hp_syms_close(struct hp_syms *s)
+static unsigned long long unloads_so_far(void)
 {
-    if (!s) return;
+    unsigned long long n = 0;
+    dl_iterate_phdr(count_unloads, &n);
+    return n;
+}
+
+static void release(struct hp_syms *s)
+{
     for (unsigned i = 0; i < s->n; i++) {
         if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
         hp_free(s->mods[i].syms);
     }
     hp_lines_close(s->lines);
     hp_free(s);
+}
+
+struct hp_syms *hp_syms_open(void)
+{
+    if (in_use) {
+        in_use_count++;
+        return in_use;
+    }
+    unsigned long long unloads = unloads_so_far();
+    struct hp_syms *s = atomic_exchange(&kept, NULL);
+    if (s && s->unloads != unloads) {
+        release(s);
+        s = NULL;
+    }
+    if (!s && (s = hp_alloc(sizeof *s))) s->unloads = unloads;
+    if (s) {
+        in_use = s;
+        in_use_count = 1;
+    }
+    return s;
+}
+
+void hp_syms_close(struct hp_syms *s)
+{
+    if (!s || (s == in_use && --in_use_count)) return;
+    if (s == in_use) in_use = NULL;
+    /* the DWARF sessions live in the program's heap (libdw's malloc): not kept past the report */
+    hp_lines_close(s->lines);
+    s->lines = NULL;
+    s->lines_tried = 0;
+    if ((s = atomic_exchange(&kept, s))) release(s);
 }
 
 static int by_value(const void *a, const void *b)

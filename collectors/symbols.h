@@ -1,9 +1,10 @@
 /* symbols.h — names for addresses, made only when a report is written: the module that holds an
- * address (dladdr1; for a module the program has unloaded with dlclose, its record in
+ * address (_dl_find_object, else dladdr1; for a module the program has unloaded with dlclose, its record in
  * collectors/unloaded.h) and the nearest symbol from the module's static symbol table (.symtab,
  * which has static variables and functions), else its dynamic one (.dynsym); C++ names demangled
  * (collectors/demangle.h). Module files are mapped read-only with raw syscalls and kept until
- * hp_syms_close. No malloc from the program's heap, no lock but the loader's. (macOS:
+ * hp_syms_close (the set closed last is kept for the next open while no module has come or gone).
+ * No malloc from the program's heap, no lock but the loader's. (macOS:
  * symbols_darwin.c, dladdr, function names only.) */
 #ifndef HP_SYMBOLS_H
 #define HP_SYMBOLS_H

@@ -35,7 +35,9 @@ struct lock_row {
     uintptr_t addr;
     unsigned nframes;
     char frames[HP_LOCK_FRAMES][FRAME_NAME];
-    char locations[HP_LOCK_FRAMES][64];   /* `file.c:42` where the frame's function is defined, or "" */
+    void *pcs[HP_LOCK_FRAMES];            /* the frames' return addresses */
+    char location[64];         /* `file.c:42` where the innermost frame's function is defined, or ""
+                                  (the others are looked up only for JSON: debug info is slow) */
     uint32_t instances, destroyed;
     int other;
     uint64_t nested;
@@ -148,6 +150,15 @@ static void finish_mode(struct mode_figs *f, const struct acc *a)
     }
 }
 
+/* `file.c:42` for the function holding return address pc, or "". */
+static void locate(struct hp_syms *syms, void *pc, char *out, size_t size)
+{
+    char file[256];
+    unsigned line;
+    out[0] = 0;
+    if (hp_syms_location(syms, pc, file, sizeof file, &line)) hp_location_text(file, line, out, size);
+}
+
 static void name_row(struct lock_row *r, const struct item *first, struct hp_syms *syms)
 {
     const struct hp_lock *l = first->l;
@@ -155,12 +166,10 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
     r->module = first->module;
     r->nframes = l->nframes;
     for (unsigned i = 0; i < l->nframes; i++) {
-        char file[256];
-        unsigned line;
+        r->pcs[i] = l->frames[i];
         hp_syms_frame(syms, l->frames[i], r->frames[i], FRAME_NAME);
-        if (hp_syms_location(syms, l->frames[i], file, sizeof file, &line))
-            hp_location_text(file, line, r->locations[i], sizeof r->locations[i]);
     }
+    if (l->nframes) locate(syms, r->pcs[0], r->location, sizeof r->location);
     if (l->shared) {
         snprintf(r->name, sizeof r->name, "<other>");
         r->other = 1;
@@ -172,8 +181,8 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
         for (unsigned i = 0; i < l->nframes && i < NAME_FRAMES && len < sizeof r->name; i++)
             len += (size_t)snprintf(r->name + len, sizeof r->name - len, "%s%s", i ? " ← " : "", r->frames[i]);
         /* where the innermost function is defined: the call site is in it */
-        if (r->locations[0][0] && len < sizeof r->name)
-            snprintf(r->name + len, sizeof r->name - len, " (%s)", r->locations[0]);
+        if (r->location[0] && len < sizeof r->name)
+            snprintf(r->name + len, sizeof r->name - len, " (%s)", r->location);
     } else {
         snprintf(r->name, sizeof r->name, "0x%lx", (unsigned long)l->addr);
     }
@@ -377,7 +386,7 @@ static void opt_u64(struct hp_json *j, const char *key, int has, uint64_t v)
     else hp_json_null(j, key);
 }
 
-static void json_identity(struct hp_json *j, const struct lock_row *r)
+static void json_identity(struct hp_json *j, const struct lock_row *r, struct hp_syms *syms)
 {
     char addr[32];
     hp_json_string(j, "name", r->name);
@@ -393,7 +402,10 @@ static void json_identity(struct hp_json *j, const struct lock_row *r)
     hp_json_array_end(j);
     hp_json_array_begin(j, "call_stack_locations");
     for (unsigned i = 0; i < r->nframes; i++) {
-        if (r->locations[i][0]) hp_json_string(j, NULL, r->locations[i]);
+        char more[64];
+        if (i) locate(syms, r->pcs[i], more, sizeof more);
+        const char *at = i ? more : r->location;
+        if (at[0]) hp_json_string(j, NULL, at);
         else hp_json_null(j, NULL);
     }
     hp_json_array_end(j);
@@ -440,7 +452,7 @@ static void mutexes_json(const void *snap, struct hp_json *j)
     hp_json_array_begin(j, "rows");
     for (unsigned i = 0; i < s->n; i++) {
         hp_json_object_begin(j, NULL);
-        json_identity(j, &s->rows[i]);
+        json_identity(j, &s->rows[i], s->syms);
         hp_json_u64(j, "recursive_relocks_count", s->rows[i].nested);
         json_mode(j, &s->rows[i].mode[HP_MODE_WRITE], s->period);
         hp_json_object_end(j);
@@ -451,7 +463,7 @@ static void mutexes_json(const void *snap, struct hp_json *j)
         const struct lock_row *r = &s->conds[i];
         const struct mode_figs *f = &r->mode[HP_MODE_WRITE];
         hp_json_object_begin(j, NULL);
-        json_identity(j, r);
+        json_identity(j, r, s->syms);
         hp_json_u64(j, "waits_count", f->locks);
         hp_json_u64(j, "timeouts_count", f->timeouts);
         hp_json_u64(j, "wait_total_ns", f->wait_ns);
@@ -473,7 +485,7 @@ static void rw_locks_json(const void *snap, struct hp_json *j)
     hp_json_array_begin(j, "rows");
     for (unsigned i = 0; i < s->n; i++) {
         hp_json_object_begin(j, NULL);
-        json_identity(j, &s->rows[i]);
+        json_identity(j, &s->rows[i], s->syms);
         hp_json_u64(j, "wait_total_ns", s->rows[i].wait_total_ns);
         hp_json_object_begin(j, "read");
         json_mode(j, &s->rows[i].mode[HP_MODE_READ], s->period);
