@@ -3,7 +3,6 @@
 #include "cpu_profile.h"
 
 #include <errno.h>
-#include <libunwind.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,6 +14,7 @@
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
+#include "unwind.h"
 
 #define RING ring_slots                 /* samples a thread can hold between two drains */
 #define EXTRA_FRAMES 16                /* the handler's own frames above the interrupted one */
@@ -102,7 +102,7 @@ static void take_sample(void *ucv, int overrun)
     uintptr_t pc = interrupted_pc(ucv);
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
     t->guard++;              /* libunwind's own locks go through the lock hooks */
-    int got = unw_backtrace(raw, (int)(depth + EXTRA_FRAMES));
+    int got = hp_backtrace(raw, (int)(depth + EXTRA_FRAMES));
     t->guard--;
     int start = -1;
     for (int i = 0; i < got && i < EXTRA_FRAMES; i++)
@@ -285,7 +285,7 @@ void hp_cpu_start(struct hp_thread *main_thread)
      * with, rather than inside a SIGPROF after the program lowered its limit (DESIGN.md rule 12) */
     void *first[4];
     if (main_thread) main_thread->guard++;
-    unw_backtrace(first, 4);
+    hp_backtrace(first, 4);
     if (main_thread) main_thread->guard--;
     atomic_store(&cpu_on, 1);
     atomic_store(&cpu_started, 1);

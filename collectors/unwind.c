@@ -36,6 +36,27 @@ static int in_range(const struct range *r, uintptr_t a)
     return a >= r->lo && a < r->hi;
 }
 
+/* Threads inside libunwind now. libunwind takes locks of its own (its caches, its memory pools);
+ * a fork while one is held leaves it held forever in the child, where the next unwind would wait
+ * for it. The count is copied with the memory at the fork: a child that finds it above zero
+ * never unwinds. */
+static _Atomic int unwinding;
+static _Atomic int unwind_off;
+
+int hp_backtrace(void **out, int max)
+{
+    if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return 0;
+    atomic_fetch_add(&unwinding, 1);
+    int n = unw_backtrace(out, max);
+    atomic_fetch_sub(&unwinding, 1);
+    return n;
+}
+
+void hp_unwind_fork_child(void)
+{
+    if (atomic_exchange(&unwinding, 0)) atomic_store(&unwind_off, 1);
+}
+
 static void know_ranges(void)
 {
     if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
@@ -56,7 +77,7 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
     if (t) t->guard++;
     int saved = errno;
     know_ranges();
-    int n = unw_backtrace(raw, (int)(max + 12));
+    int n = hp_backtrace(raw, (int)(max + 12));
     errno = saved;
     if (t) t->guard--;
     unsigned k = 0;

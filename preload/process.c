@@ -12,6 +12,7 @@
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
+#include "../collectors/unwind.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
 #include "real.h"
@@ -34,6 +35,7 @@ HP_EXPORT pid_t fork(void)
                                hp_self_cpu_ns(), now);
         hp_report_child_identity(hp_pid, now);
         hp_locks_fork_child();
+        hp_unwind_fork_child();
         hp_cpu_fork_child(self);
         hp_alloc_sites_fork_child();
         hp_sampler_restart_in_child();

@@ -3,11 +3,14 @@
  * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount),
  * `segv` (a null pointer write in a named thread), `abort`, `fpe` (integer division by zero),
  * `pthread_exit` (main ends with pthread_exit while a worker runs on: the process ends, status 0,
- * when the worker does, and its atexit handler runs).
+ * when the worker does, and its atexit handler runs), `forks` (100 fork children that allocate
+ * and exit while three threads allocate and open files without pause: some fork lands while a
+ * thread is inside libunwind, taking a sampled allocation's stack).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,46 @@ static void *worker(void *arg)
     marker(70000);
     printf("worker done\n");
     return NULL;
+}
+
+static volatile int stop;
+
+static void *churn(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    while (!stop) {
+        void *volatile p = malloc(rand_r(&seed) % 5000 + 1);
+        free(p);
+        FILE *f = fopen("/dev/null", "w");
+        if (f) {
+            fprintf(f, "x");
+            fclose(f);
+        }
+    }
+    return NULL;
+}
+
+static int forks(void)
+{
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)(i + 1));
+    int ok = 0;
+    for (int i = 0; i < 100; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            void *q = calloc(10, 100);
+            q = realloc(q, 100000);
+            free(q);
+            marker(1000);
+            _exit(i % 7);
+        }
+        int status;
+        if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == i % 7) ok++;
+    }
+    stop = 1;
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    printf("forks %d ok\n", ok);
+    return 0;
 }
 
 static void at_end(void)
@@ -86,6 +129,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "abort")) abort();
+    if (!strcmp(mode, "forks")) return forks();
     if (!strcmp(mode, "pthread_exit")) {
         pthread_t t;
         atexit(at_end);
