@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collectors/memory_heap.h"
 #include "alloc_count.h"
 
 typedef void *(*new_fn)(size_t);
@@ -89,20 +90,23 @@ static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
  * scope only; a C++ library that a C program dlopens (RTLD_LOCAL) brings libstdc++ into its own
  * scope, where RTLD_NEXT does not look while that library's calls still reach our hooks. Then
  * every loaded object is asked in turn (names listed first: no dlopen inside dl_iterate_phdr),
- * and the object that defines it gets one reference more, so the address stays valid. */
+ * and the object that defines it gets one reference more, so the address stays valid. The
+ * profiler's own objects are never the answer: libhotpath.so, and the heap under its own memory
+ * (mimalloc defines operator new too, and the program's objects must not land in it). */
 static void *find_next(const char *name)
 {
     void *fn = dlsym(RTLD_NEXT, name);
     if (fn) return fn;
-    Dl_info self, info;
+    Dl_info self, heap, info;
     if (!dladdr((void *)find_next, &self)) return NULL;
+    if (!dladdr((void *)hp_heap.calloc, &heap)) heap.dli_fbase = self.dli_fbase;
     struct objects o = { .n = 0 };
     dl_iterate_phdr(list_object, &o);
     for (unsigned i = 0; i < o.n && !fn; i++) {
         void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;
         void *f = dlsym(h, name);
-        if (f && dladdr(f, &info) && info.dli_fbase != self.dli_fbase &&
+        if (f && dladdr(f, &info) && info.dli_fbase != self.dli_fbase && info.dli_fbase != heap.dli_fbase &&
             dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))   /* the reference that pins it */
             fn = f;
         dlclose(h);
