@@ -57,6 +57,7 @@ struct client {
 };
 
 static int listen_fd = -1;
+static _Atomic unsigned server_turns;        /* the server loop's turns, each after a poll */
 static ino_t listen_ino;
 static unsigned port;
 static int port_explicit_warned;
@@ -167,8 +168,13 @@ void hp_server_yield_port(unsigned p)
     /* the server thread finds it gone (check_listener) and never closes that number again; a
      * port the program took is no busy port to warn about */
     __atomic_store_n(&port_explicit_warned, 1, __ATOMIC_RELAXED);
-    syscall(SYS_shutdown, fd, SHUT_RDWR);
+    unsigned turn = atomic_load(&server_turns);
+    syscall(SYS_shutdown, fd, SHUT_RDWR);    /* wakes the server's poll */
     sys_close(fd);
+    /* the port is free only once the server's poll has let go of the socket too: wait for its
+     * next turn (about a millisecond; at most 100) */
+    struct timespec ms = { 0, 1000000 };
+    for (int i = 0; i < 100 && atomic_load(&server_turns) == turn; i++) nanosleep(&ms, NULL);
 }
 
 static void register_process(void)
@@ -462,6 +468,7 @@ static void *server_main(void *arg)
     struct pollfd pfd[MAX_CLIENTS + 1];
     struct client *who[MAX_CLIENTS + 1];
     for (;;) {
+        atomic_fetch_add(&server_turns, 1);
         uint64_t now = hp_now_ns();
         check_listener(now);
         int n = 0, free_slot = 0;

@@ -201,8 +201,7 @@ def test_fork_child_serves_itself():
 
 BIND_PORT = """
 import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s = socket.socket()                # no SO_REUSEADDR: the port must be wholly free
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen()
 print("bound", flush=True)
