@@ -6,11 +6,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "unwind.h"
+
 static _Atomic int live[2] = { -1, -1 };
 static _Atomic int lost[2] = { -1, -1 };
 
 void hp_own_pipe_made(const int fds[2])
 {
+    hp_own_pipe_forget(fds[0]);
+    hp_own_pipe_forget(fds[1]);
     atomic_store(&live[0], fds[0]);
     atomic_store(&live[1], fds[1]);
 }
@@ -30,6 +34,7 @@ int hp_own_pipe_lost(int fd)
 void hp_own_pipe_give(int fd)
 {
     if (!hp_own_pipe_has(fd)) return;
+    hp_unwind_stop();
     int ends[2] = { atomic_exchange(&live[0], -1), atomic_exchange(&live[1], -1) };
     atomic_store(&lost[0], ends[0]);
     atomic_store(&lost[1], ends[1]);

@@ -5,8 +5,10 @@
  * - the program's close of an end fails with EBADF, as it would without the profiler, and
  *   close_range and closefrom leave the ends open;
  * - dup2/dup3 onto an end gives that number to the program: the pipe is lost, its other end is
- *   closed, libunwind's next read of it fails with EBADF, so libunwind makes a new pipe, and its
- *   closes of the lost numbers are skipped.
+ *   closed, and the profiler takes no more stacks (collectors/unwind.h), so libunwind is not
+ *   called again. A thread already inside it finds reads of the lost numbers failing with EBADF
+ *   and its closes of them skipped (several threads may reopen the pipe at once: a lost number
+ *   stays lost until the profiler's own open or pipe lands on it again).
  * A dup2 racing with an unwind in another thread can still let one 1-byte write through. */
 #ifndef HP_OWN_PIPE_H
 #define HP_OWN_PIPE_H
@@ -19,7 +21,7 @@ int hp_own_pipe_has(int fd);
 int hp_own_pipe_lost(int fd);
 /* The program is about to take fd (dup2/dup3 onto an end). */
 void hp_own_pipe_give(int fd);
-/* libunwind closes a lost end: the number is the program's, nothing to close. */
+/* The profiler's own open or pipe got fd: it is no lost number any more. */
 void hp_own_pipe_forget(int fd);
 /* The live ends within [first, last], ascending, in out; returns how many (0 to 2). */
 int hp_own_pipe_within(unsigned first, unsigned last, int out[2]);

@@ -57,6 +57,11 @@ void hp_unwind_fork_child(void)
     if (atomic_exchange(&unwinding, 0)) atomic_store(&unwind_off, 1);
 }
 
+void hp_unwind_stop(void)
+{
+    atomic_store(&unwind_off, 1);
+}
+
 static void know_ranges(void)
 {
     if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;

@@ -17,6 +17,8 @@ int hp_backtrace(void **out, int max);
 /* In a fork child: when another thread of the parent was inside libunwind at the fork, its locks
  * may stay held forever here, so this process takes no more stacks. */
 void hp_unwind_fork_child(void);
+/* Take no more stacks in this process (the program took libunwind's pipe: own_pipe.h). */
+void hp_unwind_stop(void);
 /* addr lies in code of a library the profiler itself uses (libunwind, mimalloc). */
 int hp_unwind_helper_code(uintptr_t addr);
 

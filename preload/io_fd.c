@@ -40,6 +40,7 @@ static inline int needs_mode(int flags)
 static inline int opened(int fd, int dirfd, const char *path, int flags)
 {
     if (fd >= 0 && hp_io_thread()) hp_io_opened(fd, dirfd, path, flags);
+    else if (fd >= 0 && hp_own_pipe_lost(fd)) hp_own_pipe_forget(fd);   /* the profiler's file */
     return fd;
 }
 
@@ -126,10 +127,7 @@ HP_EXPORT int close(int fd)
             errno = EBADF;
             return -1;
         }
-        if (hp_own_pipe_lost(fd)) {     /* the number is the program's now */
-            hp_own_pipe_forget(fd);
-            return 0;
-        }
+        if (hp_own_pipe_lost(fd)) return 0;   /* the number is the program's now */
     }
     if (hp_io_thread()) hp_io_close(fd);
     return hp_io_real.close(fd);
