@@ -80,8 +80,11 @@ static int profiler_lock(uintptr_t addr, void *first_frame)
     return hp_unwind_helper_code(addr) || hp_unwind_helper_code((uintptr_t)first_frame);
 }
 
-static unsigned capture_stack(void **out, struct hp_thread *t)
+static unsigned capture_stack(void **out, struct hp_thread *t, const void *addr)
 {
+    /* a lock of libunwind's own, taken while the program unwinds (a C++ throw that reaches
+     * libunwind's _Unwind_RaiseException): unwinding now would wait on that very lock */
+    if (hp_unwind_helper_code((uintptr_t)addr)) return 0;
     return hp_unwind_program(out, HP_LOCK_FRAMES, t);
 }
 
@@ -138,7 +141,7 @@ struct hp_lock *hp_lock_get_slow(const void *addr, unsigned kind, struct hp_thre
             /* this address's previous lock, destroyed: the same code making it again at the same
              * place adds an instance instead of a record (unless every instance is its own row) */
             if (k == 0 && l->kind == kind && l->addr == (uintptr_t)addr && !hp_config.locks_iter) {
-                if (!have_stack) { nframes = capture_stack(frames, t); have_stack = 1; }
+                if (!have_stack) { nframes = capture_stack(frames, t, addr); have_stack = 1; }
                 if (same_stack(l, frames, nframes)) {
                     uintptr_t zero = 0;
                     if (atomic_compare_exchange_strong_explicit(&l->key, &zero, key, memory_order_acq_rel,
@@ -154,7 +157,7 @@ struct hp_lock *hp_lock_get_slow(const void *addr, unsigned kind, struct hp_thre
         }
         if (!mine) {
             if (atomic_load_explicit(&records.next, memory_order_relaxed) >= records.cap) break;
-            if (!have_stack) { nframes = capture_stack(frames, t); have_stack = 1; }
+            if (!have_stack) { nframes = capture_stack(frames, t, addr); have_stack = 1; }
             mine = new_record(addr, kind, frames, nframes);
             if (!mine) break;
         }

@@ -122,13 +122,11 @@ static inline int guarded(void)
 HP_EXPORT int close(int fd)
 {
     EARLY(SYS_close, fd);
-    if (__builtin_expect(hp_own_pipe_has(fd) || hp_own_pipe_lost(fd), 0)) {
-        if (!guarded()) {               /* not a descriptor of the program's */
-            errno = EBADF;
-            return -1;
-        }
-        if (hp_own_pipe_lost(fd)) return 0;   /* the number is the program's now */
+    if (__builtin_expect(hp_own_pipe_has(fd), 0) && !guarded()) {
+        errno = EBADF;                  /* not a descriptor of the program's */
+        return -1;
     }
+    if (__builtin_expect(hp_own_pipe_lost(fd), 0) && guarded()) return 0;   /* the program's now */
     if (hp_io_thread()) hp_io_close(fd);
     return hp_io_real.close(fd);
 }

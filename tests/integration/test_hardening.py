@@ -30,7 +30,7 @@ def test_program_takes_the_numbers_of_libunwinds_pipe():
     cmd = [target("fd_hygiene"), "takeover"]
     plain = bare(cmd)
     r = run(cmd, env={"HOTPATH_CPU_HZ": "1000", "HOTPATH_ALLOC_SAMPLE_BYTES": "64"})
-    assert plain.returncode == 0 and plain.stdout == b"size 5 offset 5 same 64\n", plain
+    assert plain.returncode == 0 and plain.stdout == b"size 5 offset 5 same 64 closed 64\n", plain
     assert r.returncode == 0, r.stderr
     assert r.stdout == plain.stdout, r.stdout
     assert r.report["functions_cpu"]["samples_count"] > 0       # unwinding went on

@@ -9,7 +9,8 @@
  *   takeover   close every descriptor from 3 up, open a file and dup2 it onto the top 64
  *              numbers (where the profiler keeps libunwind's pipe), write "mine\n", then make the
  *              profiler unwind stacks (allocations, new locks, CPU in two threads): prints the
- *              file's size, its offset and how many of the 64 numbers still name it */
+ *              file's size, its offset, how many of the 64 numbers still name it and how many
+ *              of them close */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +73,10 @@ static int takeover(void)
     int same = 0;
     for (int n = top - 64; n < top; n++)
         same += fstat(n, &other) == 0 && other.st_ino == file.st_ino && other.st_dev == file.st_dev;
-    printf("size %lld offset %lld same %d\n", (long long)file.st_size, (long long)lseek(fd, 0, SEEK_CUR), same);
+    int closed = 0;                     /* the numbers are the program's: it may close them */
+    for (int n = top - 64; n < top; n++) closed += close(n) == 0;
+    printf("size %lld offset %lld same %d closed %d\n", (long long)file.st_size,
+           (long long)lseek(fd, 0, SEEK_CUR), same, closed);
     return 0;
 }
 

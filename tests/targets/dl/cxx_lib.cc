@@ -1,6 +1,6 @@
 // cxx_lib.cc — a C++ library that a C program (dl_cxx) loads with dlopen: its static constructor
 // and its function use operator new and delete, which reach the profiler's hooks while libstdc++
-// sits only in this library's local scope.
+// sits only in this library's local scope, and its function throws and catches an exception.
 #include <string>
 #include <vector>
 
@@ -18,6 +18,11 @@ Table table;
 extern "C" long cxx_lib_work(int n)
 {
     long total = 0;
+    try {                 // a throw inside the library: it may unwind through libunwind's own
+        throw n;          // unwinder, which locks a mutex of its own (a hang before)
+    } catch (int got) {
+        total += got;
+    }
     for (int i = 0; i < n; i++) {
         std::string *s = new std::string(static_cast<size_t>(64 + i % 512), 'y');
         total += static_cast<long>(s->size());
