@@ -32,6 +32,13 @@ static inline void hp_hist_add(struct hp_hist *h, uint64_t v)
     atomic_fetch_add_explicit(&h->counts[hp_hist_bucket(v)], 1, memory_order_relaxed);
 }
 
+/* The same by the histogram's only writer (the lock's holder, the resource's owner): load + store. */
+static inline void hp_hist_add_owned(struct hp_hist *h, uint64_t v)
+{
+    _Atomic uint32_t *c = &h->counts[hp_hist_bucket(v)];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
 /* The smallest and largest value a bucket holds. */
 uint64_t hp_hist_bucket_low(unsigned bucket);
 uint64_t hp_hist_bucket_high(unsigned bucket);

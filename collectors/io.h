@@ -161,8 +161,7 @@ static inline __attribute__((always_inline)) void hp_io_own_add(struct hp_io_dir
 {
     if (scaled) {
         hp_count(&d->ticks, scaled);
-        _Atomic uint32_t *c = &d->hist.counts[hp_hist_bucket(raw)];
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+        hp_hist_add_owned(&d->hist, raw);
         if (raw > atomic_load_explicit(&d->max_ticks, memory_order_relaxed))
             atomic_store_explicit(&d->max_ticks, raw, memory_order_relaxed);
     } else {

@@ -135,12 +135,8 @@ static inline void hp_lk_max(_Atomic uint64_t *c, uint64_t v, int shared)
 
 static inline void hp_lk_hist_add(struct hp_hist *h, uint64_t v, int shared)
 {
-    if (shared) {
-        hp_hist_add(h, v);
-        return;
-    }
-    _Atomic uint32_t *c = &h->counts[hp_hist_bucket(v)];
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+    if (shared) hp_hist_add(h, v);
+    else hp_hist_add_owned(h, v);
 }
 
 /* Whether this acquisition's hold is timed: every period-th per thread (0 = never). */

@@ -12,25 +12,29 @@
 #include "real.h"
 
 typedef int (*setitimer_fn)(__itimer_which_t, const struct itimerval *, struct itimerval *);
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+
+/* The next definition of a function these hooks wrap, looked up at its first call; errno kept. */
+static void *next_fn(const char *name)
+{
+    int saved = errno;
+    void *f = dlsym(RTLD_NEXT, name);
+    errno = saved;
+    return f;
+}
 
 HP_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov)
 {
     static setitimer_fn real;
-    if (!real) {
-        int saved = errno;
-        real = (setitimer_fn)dlsym(RTLD_NEXT, "setitimer");
-        errno = saved;
-        if (!real) {
-            errno = ENOSYS;
-            return -1;
-        }
+    if (!real && !(real = (setitimer_fn)next_fn("setitimer"))) {
+        errno = ENOSYS;
+        return -1;
     }
     if (hp_active && which == ITIMER_PROF && nv && (nv->it_value.tv_sec || nv->it_value.tv_usec))
         hp_cpu_off(HP_CPU_OFF_ITIMER);
     return real(which, nv, ov);
 }
 
-typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 
 /* SIGPROF once how and set apply: 1 blocked, 0 unblocked, -1 as it was. */
 static int sigprof_after(int how, const sigset_t *set)
@@ -56,25 +60,17 @@ static int masking(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
     return r;
 }
 
-static sigmask_fn next_sigmask(const char *name)
-{
-    int saved = errno;
-    sigmask_fn f = (sigmask_fn)dlsym(RTLD_NEXT, name);
-    errno = saved;
-    return f;
-}
-
 HP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     static sigmask_fn real;
-    if (!real && !(real = next_sigmask("pthread_sigmask"))) return ENOSYS;
+    if (!real && !(real = (sigmask_fn)next_fn("pthread_sigmask"))) return ENOSYS;
     return masking(real, how, set, old);
 }
 
 HP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     static sigmask_fn real;
-    if (!real && !(real = next_sigmask("sigprocmask"))) {
+    if (!real && !(real = (sigmask_fn)next_fn("sigprocmask"))) {
         errno = ENOSYS;
         return -1;
     }

@@ -149,7 +149,7 @@ void hp_resolve_io(void)
  * program took that pipe's number, the check must fail (own_pipe.h). */
 static __attribute__((noinline)) ssize_t read_uncounted(int fd, void *buf, size_t n)
 {
-    if (hp_own_pipe_lost(fd) && hp_self && hp_self->guard) {
+    if (hp_own_pipe_lost(fd) && guarded()) {
         errno = EBADF;
         return -1;
     }

@@ -113,12 +113,6 @@ HP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 /* ---- close family: the slot is cleared before the descriptor is free for reuse ---- */
 
-/* The profiler's own code is running on this thread (its guard is up). */
-static inline int guarded(void)
-{
-    return hp_self && hp_self->guard;
-}
-
 HP_EXPORT int close(int fd)
 {
     EARLY(SYS_close, fd);

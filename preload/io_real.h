@@ -143,6 +143,12 @@ static inline struct hp_thread *hp_io_thread(void)
     return hp_active ? hp_adopt_self() : NULL;
 }
 
+/* The profiler's own code is running on this thread (its guard is up). */
+static inline int guarded(void)
+{
+    return hp_self && hp_self->guard;
+}
+
 /* Inside dlsym on this thread (nothing resolved yet): straight to the kernel. */
 #define EARLY(...)                                                                              \
     do {                                                                                        \
