@@ -184,7 +184,8 @@ def test_twenty_thousand_threads_fold_and_memory_stays_bounded():
         header = report["threads"]["header"]
         assert header["thread_count"] == n + 1
         workers = [t for t in rows(report) if t["name"] != "main"]
-        assert sum(t["alloc_count"] for t in workers) == 3 * n        # all the work, folded or not
+        assert sum(t["alloc_count"] for t in workers) == 3 * n, (    # all the work, folded or not
+            n, sum(t["alloc_count"] for t in workers), row(report, "main")["alloc_count"])
         assert sum(t["dealloc_count"] for t in workers) == n
         folded = [t for t in workers if "exited_threads" in t]
         assert sum(t["exited_threads"] for t in folded) + len(workers) - len(folded) == n
