@@ -23,9 +23,7 @@
 #define FDTAB_MIN 1024u
 #define FDTAB_MAX (1u << 24)      /* descriptors above this are named on every call, not kept */
 
-static struct hp_fdtab empty_tab;
-struct hp_fdtab *_Atomic hp_fdtab = &empty_tab;
-uint32_t hp_io_period = 1;
+struct hp_fdtab hp_io_empty_tab;
 
 static hp_spinlock fd_lock = HP_SPINLOCK_INIT;    /* fd table changes and growth */
 static hp_spinlock res_lock = HP_SPINLOCK_INIT;   /* record inserts */
@@ -64,7 +62,7 @@ static void settle(void)
 {
     if (atomic_load_explicit(&settled, memory_order_acquire)) return;
     if (atomic_exchange(&settled, 1)) return;
-    hp_io_period = hp_config.io_time_period;
+    hp_hot.io_period = hp_config.io_time_period;
     iter = hp_config.io_iter;
     pthread_atfork(NULL, NULL, hp_io_fork_child);
 }
@@ -172,9 +170,17 @@ uint64_t hp_io_overflow(void)
 
 /* ---- the fd table (caller holds fd_lock) ---- */
 
+/* A slot changed: threads' cached lookups (hp_io_res_of) are stale. 0 is skipped: a new thread
+ * state holds 0. */
+static void changed(void)
+{
+    if (atomic_fetch_add_explicit(&hp_hot.io_fd_gen, 1, memory_order_release) + 1 == 0)
+        atomic_fetch_add_explicit(&hp_hot.io_fd_gen, 1, memory_order_release);
+}
+
 static struct hp_fdtab *grow(unsigned fd)
 {
-    struct hp_fdtab *old = atomic_load_explicit(&hp_fdtab, memory_order_relaxed);
+    struct hp_fdtab *old = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
     if (fd >= FDTAB_MAX) return NULL;
     uint32_t cap = old->cap ? old->cap : FDTAB_MIN;
     while (cap <= fd) cap *= 2;
@@ -185,7 +191,7 @@ static struct hp_fdtab *grow(unsigned fd)
         atomic_store_explicit(&tab->slot[i], atomic_load_explicit(&old->slot[i], memory_order_relaxed),
                               memory_order_relaxed);
     /* the old array stays mapped: a reader may still be looking at it */
-    atomic_store_explicit(&hp_fdtab, tab, memory_order_release);
+    atomic_store_explicit(&hp_hot.io_fdtab, tab, memory_order_release);
     return tab;
 }
 
@@ -193,11 +199,13 @@ static struct hp_fdtab *grow(unsigned fd)
 static struct hp_io_res *put(int fd, struct hp_io_res *r)
 {
     if (fd < 0) return NULL;
-    struct hp_fdtab *tab = atomic_load_explicit(&hp_fdtab, memory_order_relaxed);
+    struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
     if ((unsigned)fd >= tab->cap) {
         if (!r || !(tab = grow((unsigned)fd))) return NULL;
     }
-    return atomic_exchange_explicit(&tab->slot[fd], r, memory_order_relaxed);
+    struct hp_io_res *prev = atomic_exchange_explicit(&tab->slot[fd], r, memory_order_relaxed);
+    changed();
+    return prev;
 }
 
 /* ---- naming what the hooks did not see made ---- */
@@ -326,7 +334,8 @@ void hp_io_attach_pair(const int fds[2], const struct hp_io_name *n)
 void hp_io_dup(int oldfd, int newfd)
 {
     if (oldfd == newfd || newfd < 0) return;
-    struct hp_io_res *r = hp_io_res_of(oldfd);
+    struct hp_io_res *r = hp_io_lookup(oldfd);
+    if (!r) r = hp_io_find(oldfd);
     struct quiet q = enter();
     hp_spin_lock(&fd_lock);
     struct hp_io_res *prev = put(newfd, r);
@@ -360,11 +369,12 @@ void hp_io_close_range(unsigned first, unsigned last)
 {
     struct quiet q = enter();
     hp_spin_lock(&fd_lock);
-    struct hp_fdtab *tab = atomic_load_explicit(&hp_fdtab, memory_order_relaxed);
+    struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
     for (unsigned fd = first; fd < tab->cap && fd <= last; fd++) {
         struct hp_io_res *prev = atomic_exchange_explicit(&tab->slot[fd], NULL, memory_order_relaxed);
         if (prev) atomic_fetch_add_explicit(&prev->closes, 1, memory_order_relaxed);
     }
+    changed();
     hp_spin_unlock(&fd_lock);
     leave(q);
 }

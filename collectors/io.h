@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../preload/real.h"
 #include "histogram.h"
 #include "io_names.h"
 #include "thread_state.h"
@@ -35,26 +36,29 @@ struct hp_io_dir {
     struct hp_hist hist;          /* latency of each timed call, in ticks; its sum = timed calls */
 } __attribute__((aligned(64)));
 
+/* A record is one page (aligned and smaller): a call touches one page of it, the owner's counters
+ * first. */
 struct hp_io_res {
     struct hp_thread *_Atomic owner;   /* writes own_rd/own_wr; NULL until the first call */
-    struct hp_io_dir rd, wr;           /* every other thread: atomic adds */
     struct hp_io_dir own_rd, own_wr;
+    struct hp_io_dir rd, wr;           /* every other thread: atomic adds */
     _Atomic uint64_t inst, opens, closes, seeks, syncs, sync_ticks;
     uint32_t hash;
     unsigned char kind, accepted;
     char *key;                    /* what instances merge on */
     char *pattern;                /* the row's name when it has more than one instance */
     char *first;                  /* the first instance's own name */
-};
+} __attribute__((aligned(4096)));
 
 struct hp_fdtab {
     uint32_t cap;
     struct hp_io_res *_Atomic slot[];
 };
 
-extern struct hp_fdtab *_Atomic hp_fdtab;
-/* Time one call in io_period per thread (1 = every call, 0 = none): HOTPATH_IO_TIME_SAMPLING_RATE. */
-extern uint32_t hp_io_period;
+/* The table and the sampling period live in the hooks' hot page (preload/real.h): hp_hot.io_fdtab,
+ * and hp_hot.io_period, which times one call in io_period per thread (1 = every call, 0 = none:
+ * HOTPATH_IO_TIME_SAMPLING_RATE). The table is this empty one until the first descriptor. */
+extern struct hp_fdtab hp_io_empty_tab;
 
 /* Settings, the table and the fork handler: once, from the constructor's thread. */
 void hp_io_init(void);
@@ -64,7 +68,7 @@ void hp_io_init(void);
 /* The record of fd: lock-free, NULL when the table does not know fd. */
 static inline struct hp_io_res *hp_io_lookup(int fd)
 {
-    struct hp_fdtab *tab = atomic_load_explicit(&hp_fdtab, memory_order_acquire);
+    struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_acquire);
     if (__builtin_expect((unsigned)fd < tab->cap, 1))
         return atomic_load_explicit(&tab->slot[fd], memory_order_relaxed);
     return NULL;
@@ -75,10 +79,20 @@ static inline struct hp_io_res *hp_io_lookup(int fd)
  * remembered. Saves errno; never fails (the `<other>` record when the table is full). */
 struct hp_io_res *hp_io_find(int fd);
 
-static inline struct hp_io_res *hp_io_res_of(int fd)
+/* The record of fd for a call by thread t. t keeps the last descriptor it found in the table and
+ * that descriptor's record: a loop on one descriptor skips the table, a page fewer per call.
+ * Every change to the table bumps hp_hot.io_fd_gen (never 0, a new state's value), which makes
+ * every thread look again. */
+static inline struct hp_io_res *hp_io_res_of(struct hp_thread *t, int fd)
 {
+    uint32_t gen = atomic_load_explicit(&hp_hot.io_fd_gen, memory_order_acquire);
+    if (__builtin_expect(fd == t->io_fd && gen == t->io_fd_gen, 1)) return t->io_res;
     struct hp_io_res *r = hp_io_lookup(fd);
-    return __builtin_expect(r != NULL, 1) ? r : hp_io_find(fd);
+    if (__builtin_expect(r == NULL, 0)) return hp_io_find(fd);
+    t->io_fd = fd;
+    t->io_fd_gen = gen;
+    t->io_res = r;
+    return r;
 }
 
 /* ---- descriptors made and dropped (the hooks of open, close, dup, socket, ...) ---- */
@@ -104,15 +118,15 @@ void hp_io_socket_named(int fd, enum hp_io_role role, const struct sockaddr *pee
 /* 0 when this call is not timed, else its start. */
 static inline uint64_t hp_io_start(struct hp_thread *t)
 {
-    uint32_t period = hp_io_period;
-    if (__builtin_expect(period == 1, 1)) return hp_ticks() | 1;
+    uint32_t period = hp_hot.io_period;
+    if (__builtin_expect(period == 1, 1)) return hp_ticks_from(hp_hot.ticks_are_tsc) | 1;
     if (period == 0) return 0;
     if (t->io_countdown) {
         t->io_countdown--;
         return 0;
     }
     t->io_countdown = period - 1;
-    return hp_ticks() | 1;
+    return hp_ticks_from(hp_hot.ticks_are_tsc) | 1;
 }
 
 static inline int hp_io_is_error(int err)
@@ -137,9 +151,9 @@ static inline uint64_t hp_io_time(struct hp_thread *t, uint64_t t0, uint64_t *ra
         *raw = 0;
         return 0;
     }
-    uint64_t dt = hp_ticks() - (t0 & ~(uint64_t)1);
+    uint64_t dt = hp_ticks_from(hp_hot.ticks_are_tsc) - (t0 & ~(uint64_t)1);
     if ((int64_t)dt < 0) dt = 0;
-    uint64_t scaled = hp_io_period == 1 ? dt : dt * hp_io_period;
+    uint64_t scaled = hp_hot.io_period == 1 ? dt : dt * hp_hot.io_period;
     hp_count(&t->io_ticks, scaled);
     hp_count(&t->io_count, 1);
     *raw = dt;

@@ -9,6 +9,8 @@
 
 #define HP_NO_RECORD UINT32_MAX
 
+struct hp_io_res;
+
 struct hp_thread {
     _Atomic uint64_t alloc_bytes, alloc_count;
     _Atomic uint64_t free_bytes, free_count;
@@ -31,6 +33,9 @@ struct hp_thread {
     /* I/O view (collectors/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
     _Atomic uint64_t io_ticks, io_count;
     uint32_t io_countdown;
+    int io_fd;                   /* the last descriptor found in the fd table, its record, and */
+    uint32_t io_fd_gen;          /* the table's generation then (collectors/io.h: hp_io_res_of) */
+    struct hp_io_res *io_res;
     /* CPU profile (collectors/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
     struct hp_cpu_buf *cpu_buf;
 } __attribute__((aligned(64)));   /* no two threads' counters share a cache line */

@@ -10,10 +10,12 @@
 
 extern int hp_ticks_are_tsc;
 
-static inline uint64_t hp_ticks(void)
+/* tsc: hp_ticks_are_tsc, or a copy of it in the page the caller reads anyway. */
+static inline uint64_t hp_ticks_from(int tsc)
 {
+    (void)tsc;
 #if defined(__x86_64__)
-    if (__builtin_expect(hp_ticks_are_tsc, 1)) {
+    if (__builtin_expect(tsc, 1)) {
         uint32_t lo, hi;
         __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
         return ((uint64_t)hi << 32) | lo;
@@ -22,6 +24,11 @@ static inline uint64_t hp_ticks(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t hp_ticks(void)
+{
+    return hp_ticks_from(hp_ticks_are_tsc);
 }
 
 /* At start: decide the source and take the calibration's first reading. */

@@ -17,6 +17,7 @@
 #include "../collectors/clock.h"
 #include "../collectors/config.h"
 #include "../collectors/cpu_profile.h"
+#include "../collectors/io.h"
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
@@ -27,7 +28,7 @@
 
 extern char **environ;
 
-struct hp_hot hp_hot __attribute__((aligned(4096)));
+struct hp_hot hp_hot __attribute__((aligned(4096))) = { .io_period = 1, .io_fdtab = &hp_io_empty_tab, .io_fd_gen = 1 };
 _Static_assert(sizeof(struct hp_hot) <= 4096, "the hooks' globals fit in one page");
 int hp_active;
 int hp_pid;
@@ -171,6 +172,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
 
     hp_memory_init();
     hp_ticks_init();
+    hp_hot.ticks_are_tsc = hp_ticks_are_tsc;
     hp_alloc_init();
     hp_registry_give_states(hp_hot.first_states, HP_HOT_STATES);
     hp_pid = getpid();

@@ -16,10 +16,7 @@
 #include "../collectors/own_pipe.h"
 #include "io_real.h"
 
-struct hp_io_real hp_io_real;
-int hp_io_resolved;
-
-#define LOOKUP(field, name) (*(void **)&hp_io_real.field = dlsym(RTLD_NEXT, name))
+#define LOOKUP(field, name) (*(void **)&hp_hot.io.field = dlsym(RTLD_NEXT, name))
 
 void hp_resolve_io(void)
 {
@@ -125,7 +122,7 @@ void hp_resolve_io(void)
     LOOKUP(signalfd, "signalfd");
     LOOKUP(memfd_create, "memfd_create");
     LOOKUP(inotify_init1, "inotify_init1");
-    __atomic_store_n(&hp_io_resolved, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&hp_hot.io_resolved, 1, __ATOMIC_RELEASE);
 }
 
 /* A call on one descriptor in one direction whose result is the byte count (or -1); UNCOUNTED
@@ -135,7 +132,7 @@ void hp_resolve_io(void)
     do {                                                                                        \
         struct hp_thread *t_ = hp_io_thread();                                                  \
         if (__builtin_expect(t_ == NULL, 0)) return UNCOUNTED;                                  \
-        struct hp_io_res *res_ = hp_io_res_of(FD);                                              \
+        struct hp_io_res *res_ = hp_io_res_of(t_, FD);                                              \
         uint64_t t0_ = hp_io_start(t_);                                                         \
         ssize_t r_ = CALL;                                                                      \
         hp_io_done(t_, res_, WRITE, t0_, r_, r_ > 0 ? (uint64_t)r_ : 0);                         \
@@ -153,122 +150,122 @@ static __attribute__((noinline)) ssize_t read_uncounted(int fd, void *buf, size_
         errno = EBADF;
         return -1;
     }
-    return hp_io_real.read(fd, buf, n);
+    return hp_hot.io.read(fd, buf, n);
 }
 
 HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
     EARLY(SYS_read, fd, buf, n);
-    RW_OR(0, fd, hp_io_real.read(fd, buf, n), read_uncounted(fd, buf, n));
+    RW_OR(0, fd, hp_hot.io.read(fd, buf, n), read_uncounted(fd, buf, n));
 }
 
 HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
     EARLY(SYS_write, fd, buf, n);
-    RW(1, fd, hp_io_real.write(fd, buf, n));
+    RW(1, fd, hp_hot.io.write(fd, buf, n));
 }
 
 HP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pread64, fd, buf, n, off);
-    RW(0, fd, hp_io_real.pread(fd, buf, n, off));
+    RW(0, fd, hp_hot.io.pread(fd, buf, n, off));
 }
 
 HP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pread64, fd, buf, n, off);
-    RW(0, fd, hp_io_real.pread64(fd, buf, n, off));
+    RW(0, fd, hp_hot.io.pread64(fd, buf, n, off));
 }
 
 HP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pwrite64, fd, buf, n, off);
-    RW(1, fd, hp_io_real.pwrite(fd, buf, n, off));
+    RW(1, fd, hp_hot.io.pwrite(fd, buf, n, off));
 }
 
 HP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pwrite64, fd, buf, n, off);
-    RW(1, fd, hp_io_real.pwrite64(fd, buf, n, off));
+    RW(1, fd, hp_hot.io.pwrite64(fd, buf, n, off));
 }
 
 HP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
     EARLY(SYS_readv, fd, iov, n);
-    RW(0, fd, hp_io_real.readv(fd, iov, n));
+    RW(0, fd, hp_hot.io.readv(fd, iov, n));
 }
 
 HP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
     EARLY(SYS_writev, fd, iov, n);
-    RW(1, fd, hp_io_real.writev(fd, iov, n));
+    RW(1, fd, hp_hot.io.writev(fd, iov, n));
 }
 
 HP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
 {
     EARLY(SYS_preadv, fd, iov, n, off, 0);
-    RW(0, fd, hp_io_real.preadv(fd, iov, n, off));
+    RW(0, fd, hp_hot.io.preadv(fd, iov, n, off));
 }
 
 HP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
 {
     EARLY(SYS_preadv, fd, iov, n, off, 0);
-    RW(0, fd, hp_io_real.preadv64(fd, iov, n, off));
+    RW(0, fd, hp_hot.io.preadv64(fd, iov, n, off));
 }
 
 HP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
 {
     EARLY(SYS_pwritev, fd, iov, n, off, 0);
-    RW(1, fd, hp_io_real.pwritev(fd, iov, n, off));
+    RW(1, fd, hp_hot.io.pwritev(fd, iov, n, off));
 }
 
 HP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
 {
     EARLY(SYS_pwritev, fd, iov, n, off, 0);
-    RW(1, fd, hp_io_real.pwritev64(fd, iov, n, off));
+    RW(1, fd, hp_hot.io.pwritev64(fd, iov, n, off));
 }
 
 HP_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int n, off_t off, int flags)
 {
     EARLY(SYS_preadv2, fd, iov, n, off, 0, flags);
-    RW(0, fd, hp_io_real.preadv2(fd, iov, n, off, flags));
+    RW(0, fd, hp_hot.io.preadv2(fd, iov, n, off, flags));
 }
 
 HP_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
 {
     EARLY(SYS_preadv2, fd, iov, n, off, 0, flags);
-    RW(0, fd, hp_io_real.preadv64v2(fd, iov, n, off, flags));
+    RW(0, fd, hp_hot.io.preadv64v2(fd, iov, n, off, flags));
 }
 
 HP_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int n, off_t off, int flags)
 {
     EARLY(SYS_pwritev2, fd, iov, n, off, 0, flags);
-    RW(1, fd, hp_io_real.pwritev2(fd, iov, n, off, flags));
+    RW(1, fd, hp_hot.io.pwritev2(fd, iov, n, off, flags));
 }
 
 HP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off, int flags)
 {
     EARLY(SYS_pwritev2, fd, iov, n, off, 0, flags);
-    RW(1, fd, hp_io_real.pwritev64v2(fd, iov, n, off, flags));
+    RW(1, fd, hp_hot.io.pwritev64v2(fd, iov, n, off, flags));
 }
 
 /* _FORTIFY_SOURCE: the same calls with the buffer's size, checked by glibc. */
 HP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_io_real.read_chk(fd, buf, n, buflen));
+    RW(0, fd, hp_hot.io.read_chk(fd, buf, n, buflen));
 }
 
 HP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_io_real.pread_chk(fd, buf, n, off, buflen));
+    RW(0, fd, hp_hot.io.pread_chk(fd, buf, n, off, buflen));
 }
 
 HP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_io_real.pread64_chk(fd, buf, n, off, buflen));
+    RW(0, fd, hp_hot.io.pread64_chk(fd, buf, n, off, buflen));
 }
 
 /* ---- sockets ---- */
@@ -276,52 +273,52 @@ HP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t b
 HP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
     EARLY(SYS_sendto, fd, buf, n, flags, NULL, 0);
-    RW(1, fd, hp_io_real.send(fd, buf, n, flags));
+    RW(1, fd, hp_hot.io.send(fd, buf, n, flags));
 }
 
 HP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
     EARLY(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
-    RW(0, fd, hp_io_real.recv(fd, buf, n, flags));
+    RW(0, fd, hp_hot.io.recv(fd, buf, n, flags));
 }
 
 HP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                          socklen_t tolen)
 {
     EARLY(SYS_sendto, fd, buf, n, flags, to, tolen);
-    RW(1, fd, hp_io_real.sendto(fd, buf, n, flags, to, tolen));
+    RW(1, fd, hp_hot.io.sendto(fd, buf, n, flags, to, tolen));
 }
 
 HP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                            socklen_t *fromlen)
 {
     EARLY(SYS_recvfrom, fd, buf, n, flags, from, fromlen);
-    RW(0, fd, hp_io_real.recvfrom(fd, buf, n, flags, from, fromlen));
+    RW(0, fd, hp_hot.io.recvfrom(fd, buf, n, flags, from, fromlen));
 }
 
 HP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     EARLY(SYS_sendmsg, fd, msg, flags);
-    RW(1, fd, hp_io_real.sendmsg(fd, msg, flags));
+    RW(1, fd, hp_hot.io.sendmsg(fd, msg, flags));
 }
 
 HP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
     EARLY(SYS_recvmsg, fd, msg, flags);
-    RW(0, fd, hp_io_real.recvmsg(fd, msg, flags));
+    RW(0, fd, hp_hot.io.recvmsg(fd, msg, flags));
 }
 
 HP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_io_real.recv_chk(fd, buf, n, buflen, flags));
+    RW(0, fd, hp_hot.io.recv_chk(fd, buf, n, buflen, flags));
 }
 
 HP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                                  struct sockaddr *from, socklen_t *fromlen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_io_real.recvfrom_chk(fd, buf, n, buflen, flags, from, fromlen));
+    RW(0, fd, hp_hot.io.recvfrom_chk(fd, buf, n, buflen, flags, from, fromlen));
 }
 
 /* Several messages in one call: the result is how many went; bytes are their msg_len. */
@@ -336,10 +333,10 @@ HP_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
 {
     EARLY(SYS_sendmmsg, fd, v, n, flags);
     struct hp_thread *t = hp_io_thread();
-    if (!t) return hp_io_real.sendmmsg(fd, v, n, flags);
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t) return hp_hot.io.sendmmsg(fd, v, n, flags);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
-    int r = hp_io_real.sendmmsg(fd, v, n, flags);
+    int r = hp_hot.io.sendmmsg(fd, v, n, flags);
     hp_io_done(t, res, 1, t0, r, r > 0 ? mmsg_bytes(v, r) : 0);
     return r;
 }
@@ -348,10 +345,10 @@ HP_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, str
 {
     EARLY(SYS_recvmmsg, fd, v, n, flags, timeout);
     struct hp_thread *t = hp_io_thread();
-    if (!t) return hp_io_real.recvmmsg(fd, v, n, flags, timeout);
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t) return hp_hot.io.recvmmsg(fd, v, n, flags, timeout);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
-    int r = hp_io_real.recvmmsg(fd, v, n, flags, timeout);
+    int r = hp_hot.io.recvmmsg(fd, v, n, flags, timeout);
     hp_io_done(t, res, 0, t0, r, r > 0 ? mmsg_bytes(v, r) : 0);
     return r;
 }
@@ -372,7 +369,7 @@ static inline ssize_t both(struct hp_thread *t, struct hp_io_res *in, struct hp_
     do {                                                                                        \
         struct hp_thread *t_ = hp_io_thread();                                                  \
         if (!t_) return CALL;                                                                   \
-        struct hp_io_res *in_ = hp_io_res_of(IN), *out_ = hp_io_res_of(OUT);                    \
+        struct hp_io_res *in_ = hp_io_res_of(t_, IN), *out_ = hp_io_res_of(t_, OUT);                    \
         uint64_t t0_ = hp_io_start(t_);                                                         \
         ssize_t r_ = CALL;                                                                      \
         return both(t_, in_, out_, t0_, r_);                                                    \
@@ -381,26 +378,26 @@ static inline ssize_t both(struct hp_thread *t, struct hp_io_res *in, struct hp_
 HP_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
     EARLY(SYS_sendfile, out, in, off, n);
-    BETWEEN(in, out, hp_io_real.sendfile(out, in, off, n));
+    BETWEEN(in, out, hp_hot.io.sendfile(out, in, off, n));
 }
 
 HP_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 {
     EARLY(SYS_sendfile, out, in, off, n);
-    BETWEEN(in, out, hp_io_real.sendfile64(out, in, off, n));
+    BETWEEN(in, out, hp_hot.io.sendfile64(out, in, off, n));
 }
 
 HP_EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t n,
                                   unsigned int flags)
 {
     EARLY(SYS_copy_file_range, in, in_off, out, out_off, n, flags);
-    BETWEEN(in, out, hp_io_real.copy_file_range(in, in_off, out, out_off, n, flags));
+    BETWEEN(in, out, hp_hot.io.copy_file_range(in, in_off, out, out_off, n, flags));
 }
 
 HP_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off, size_t n, unsigned int flags)
 {
     EARLY(SYS_splice, in, in_off, out, out_off, n, flags);
-    BETWEEN(in, out, hp_io_real.splice(in, in_off, out, out_off, n, flags));
+    BETWEEN(in, out, hp_hot.io.splice(in, in_off, out, out_off, n, flags));
 }
 
 /* ---- syncs and seeks ---- */
@@ -418,37 +415,38 @@ HP_EXPORT int fsync(int fd)
 {
     EARLY(SYS_fsync, fd);
     struct hp_thread *t = hp_io_thread();
-    if (!t) return hp_io_real.fsync(fd);
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t) return hp_hot.io.fsync(fd);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
-    return synced(t, res, t0, hp_io_real.fsync(fd));
+    return synced(t, res, t0, hp_hot.io.fsync(fd));
 }
 
 HP_EXPORT int fdatasync(int fd)
 {
     EARLY(SYS_fdatasync, fd);
     struct hp_thread *t = hp_io_thread();
-    if (!t) return hp_io_real.fdatasync(fd);
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t) return hp_hot.io.fdatasync(fd);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
-    return synced(t, res, t0, hp_io_real.fdatasync(fd));
+    return synced(t, res, t0, hp_hot.io.fdatasync(fd));
 }
 
 static inline void seeked(int fd)
 {
-    if (hp_io_thread()) atomic_fetch_add_explicit(&hp_io_res_of(fd)->seeks, 1, memory_order_relaxed);
+    struct hp_thread *t = hp_io_thread();
+    if (t) atomic_fetch_add_explicit(&hp_io_res_of(t, fd)->seeks, 1, memory_order_relaxed);
 }
 
 HP_EXPORT off_t lseek(int fd, off_t off, int whence)
 {
     EARLY(SYS_lseek, fd, off, whence);
     seeked(fd);
-    return hp_io_real.lseek(fd, off, whence);
+    return hp_hot.io.lseek(fd, off, whence);
 }
 
 HP_EXPORT off_t lseek64(int fd, off_t off, int whence)
 {
     EARLY(SYS_lseek, fd, off, whence);
     seeked(fd);
-    return hp_io_real.lseek64(fd, off, whence);
+    return hp_hot.io.lseek64(fd, off, whence);
 }

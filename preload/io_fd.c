@@ -50,65 +50,65 @@ HP_EXPORT int open(const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, AT_FDCWD, path, flags, mode);
-    return opened(hp_io_real.open(path, flags, mode), AT_FDCWD, path, flags);
+    return opened(hp_hot.io.open(path, flags, mode), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int open64(const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, AT_FDCWD, path, flags, mode);
-    return opened(hp_io_real.open64(path, flags, mode), AT_FDCWD, path, flags);
+    return opened(hp_hot.io.open64(path, flags, mode), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, dirfd, path, flags, mode);
-    return opened(hp_io_real.openat(dirfd, path, flags, mode), dirfd, path, flags);
+    return opened(hp_hot.io.openat(dirfd, path, flags, mode), dirfd, path, flags);
 }
 
 HP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, dirfd, path, flags, mode);
-    return opened(hp_io_real.openat64(dirfd, path, flags, mode), dirfd, path, flags);
+    return opened(hp_hot.io.openat64(dirfd, path, flags, mode), dirfd, path, flags);
 }
 
 HP_EXPORT int creat(const char *path, mode_t mode)
 {
     EARLY(SYS_creat, path, mode);
-    return opened(hp_io_real.creat(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
+    return opened(hp_hot.io.creat(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
 }
 
 HP_EXPORT int creat64(const char *path, mode_t mode)
 {
     EARLY(SYS_creat, path, mode);
-    return opened(hp_io_real.creat64(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
+    return opened(hp_hot.io.creat64(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
 }
 
 /* _FORTIFY_SOURCE forms: no mode (glibc fails them when one is needed). */
 HP_EXPORT int __open_2(const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_io_real.open_2(path, flags), AT_FDCWD, path, flags);
+    return opened(hp_hot.io.open_2(path, flags), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int __open64_2(const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_io_real.open64_2(path, flags), AT_FDCWD, path, flags);
+    return opened(hp_hot.io.open64_2(path, flags), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_io_real.openat_2(dirfd, path, flags), dirfd, path, flags);
+    return opened(hp_hot.io.openat_2(dirfd, path, flags), dirfd, path, flags);
 }
 
 HP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_io_real.openat64_2(dirfd, path, flags), dirfd, path, flags);
+    return opened(hp_hot.io.openat64_2(dirfd, path, flags), dirfd, path, flags);
 }
 
 /* ---- close family: the slot is cleared before the descriptor is free for reuse ---- */
@@ -122,7 +122,7 @@ HP_EXPORT int close(int fd)
     }
     if (__builtin_expect(hp_own_pipe_lost(fd), 0) && guarded()) return 0;   /* the program's now */
     if (hp_io_thread()) hp_io_close(fd);
-    return hp_io_real.close(fd);
+    return hp_hot.io.close(fd);
 }
 
 /* close_range over [first, last] minus the profiler's own pipe: 0, or the first failure. */
@@ -132,7 +132,7 @@ static int close_range_sparing(unsigned first, unsigned last, int flags)
     for (int i = 0; i <= n && r == 0; i++) {
         unsigned lo = i == 0 ? first : (unsigned)own[i - 1] + 1;
         unsigned hi = i == n ? last : (unsigned)own[i] - 1;
-        if (lo <= hi && !(i < n && own[i] == 0)) r = hp_io_real.close_range(lo, hi, flags);
+        if (lo <= hi && !(i < n && own[i] == 0)) r = hp_hot.io.close_range(lo, hi, flags);
     }
     return r;
 }
@@ -143,7 +143,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
     if (first <= last && !guarded()) return close_range_sparing(first, last, flags);
-    return hp_io_real.close_range(first, last, flags);
+    return hp_hot.io.close_range(first, last, flags);
 }
 
 HP_EXPORT void closefrom(int low)
@@ -156,13 +156,13 @@ HP_EXPORT void closefrom(int low)
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
     int own[2];
     if (guarded() || hp_own_pipe_within(first, UINT_MAX, own) == 0) {
-        hp_io_real.closefrom(low);
+        hp_hot.io.closefrom(low);
         return;
     }
     int saved = errno;
     if (close_range_sparing(first, UINT_MAX, 0) != 0) {   /* no close_range: the pipe goes too */
         hp_own_pipe_give(own[0]);
-        hp_io_real.closefrom(low);
+        hp_hot.io.closefrom(low);
     }
     errno = saved;
 }
@@ -178,7 +178,7 @@ static inline int duped(int oldfd, int r)
 HP_EXPORT int dup(int fd)
 {
     EARLY(SYS_dup, fd);
-    return duped(fd, hp_io_real.dup(fd));
+    return duped(fd, hp_hot.io.dup(fd));
 }
 
 /* The program takes newfd, an end of the profiler's own pipe perhaps (own_pipe.h). */
@@ -191,14 +191,14 @@ HP_EXPORT int dup2(int oldfd, int newfd)
 {
     EARLY(SYS_dup2, oldfd, newfd);
     taking(newfd);
-    return duped(oldfd, hp_io_real.dup2(oldfd, newfd));
+    return duped(oldfd, hp_hot.io.dup2(oldfd, newfd));
 }
 
 HP_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
     EARLY(SYS_dup3, oldfd, newfd, flags);
     taking(newfd);
-    return duped(oldfd, hp_io_real.dup3(oldfd, newfd, flags));
+    return duped(oldfd, hp_hot.io.dup3(oldfd, newfd, flags));
 }
 
 /* fcntl's third argument is an int, a pointer or nothing: passed on as a word, as glibc does. */
@@ -214,12 +214,12 @@ HP_EXPORT int dup3(int oldfd, int newfd, int flags)
 
 HP_EXPORT int fcntl(int fd, int cmd, ...)
 {
-    FCNTL(hp_io_real.fcntl);
+    FCNTL(hp_hot.io.fcntl);
 }
 
 HP_EXPORT int fcntl64(int fd, int cmd, ...)
 {
-    FCNTL(hp_io_real.fcntl64);
+    FCNTL(hp_hot.io.fcntl64);
 }
 
 /* ---- pipes ---- */
@@ -245,13 +245,13 @@ static inline int piped(int r, int fds[2])
 HP_EXPORT int pipe(int fds[2])
 {
     EARLY(SYS_pipe2, fds, 0);
-    return piped(hp_io_real.pipe(fds), fds);
+    return piped(hp_hot.io.pipe(fds), fds);
 }
 
 HP_EXPORT int pipe2(int fds[2], int flags)
 {
     EARLY(SYS_pipe2, fds, flags);
-    return piped(hp_io_real.pipe2(fds, flags), fds);
+    return piped(hp_hot.io.pipe2(fds, flags), fds);
 }
 
 /* ---- sockets ---- */
@@ -266,13 +266,13 @@ static inline int fresh(int r)
 HP_EXPORT int socket(int domain, int type, int protocol)
 {
     EARLY(SYS_socket, domain, type, protocol);
-    return fresh(hp_io_real.socket(domain, type, protocol));
+    return fresh(hp_hot.io.socket(domain, type, protocol));
 }
 
 HP_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
     EARLY(SYS_socketpair, domain, type, protocol, sv);
-    int r = hp_io_real.socketpair(domain, type, protocol, sv);
+    int r = hp_hot.io.socketpair(domain, type, protocol, sv);
     if (r == 0 && hp_io_thread()) {
         int saved = errno;
         struct hp_io_name n;
@@ -298,20 +298,20 @@ HP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
     EARLY(SYS_accept, fd, addr, len);
     socklen_t cap = addr && len ? *len : 0;
-    return accepted(hp_io_real.accept(fd, addr, len), addr, len, cap);
+    return accepted(hp_hot.io.accept(fd, addr, len), addr, len, cap);
 }
 
 HP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
     EARLY(SYS_accept4, fd, addr, len, flags);
     socklen_t cap = addr && len ? *len : 0;
-    return accepted(hp_io_real.accept4(fd, addr, len, flags), addr, len, cap);
+    return accepted(hp_hot.io.accept4(fd, addr, len, flags), addr, len, cap);
 }
 
 HP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     EARLY(SYS_connect, fd, addr, len);
-    int r = hp_io_real.connect(fd, addr, len);
+    int r = hp_hot.io.connect(fd, addr, len);
     if ((r == 0 || errno == EINPROGRESS) && hp_io_thread()) {
         int unspec = addr && len >= sizeof(sa_family_t) && addr->sa_family == AF_UNSPEC;
         hp_io_socket_named(fd, unspec ? HP_IO_UNCONNECTED : HP_IO_CONNECTED, unspec ? NULL : addr,
@@ -339,7 +339,7 @@ HP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
     EARLY(SYS_bind, fd, addr, len);
     if (!guarded()) program_binds(fd, addr, len);
-    int r = hp_io_real.bind(fd, addr, len);
+    int r = hp_hot.io.bind(fd, addr, len);
     if (r == 0 && hp_io_thread()) hp_io_forget(fd);   /* named by its address when first used */
     return r;
 }
@@ -347,7 +347,7 @@ HP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 HP_EXPORT int listen(int fd, int backlog)
 {
     EARLY(SYS_listen, fd, backlog);
-    int r = hp_io_real.listen(fd, backlog);
+    int r = hp_hot.io.listen(fd, backlog);
     if (r == 0 && hp_io_thread()) hp_io_socket_named(fd, HP_IO_LISTENING, NULL, 0);
     return r;
 }
@@ -357,35 +357,35 @@ HP_EXPORT int listen(int fd, int backlog)
 HP_EXPORT int eventfd(unsigned int count, int flags)
 {
     EARLY(SYS_eventfd2, count, flags);
-    return fresh(hp_io_real.eventfd(count, flags));
+    return fresh(hp_hot.io.eventfd(count, flags));
 }
 
 HP_EXPORT int epoll_create1(int flags)
 {
     EARLY(SYS_epoll_create1, flags);
-    return fresh(hp_io_real.epoll_create1(flags));
+    return fresh(hp_hot.io.epoll_create1(flags));
 }
 
 HP_EXPORT int timerfd_create(int clock, int flags)
 {
     EARLY(SYS_timerfd_create, clock, flags);
-    return fresh(hp_io_real.timerfd_create(clock, flags));
+    return fresh(hp_hot.io.timerfd_create(clock, flags));
 }
 
 HP_EXPORT int signalfd(int fd, const void *mask, int flags)
 {
     EARLY_FAIL(-1);
-    return fresh(hp_io_real.signalfd(fd, mask, flags));
+    return fresh(hp_hot.io.signalfd(fd, mask, flags));
 }
 
 HP_EXPORT int memfd_create(const char *name, unsigned int flags)
 {
     EARLY(SYS_memfd_create, name, flags);
-    return fresh(hp_io_real.memfd_create(name, flags));
+    return fresh(hp_hot.io.memfd_create(name, flags));
 }
 
 HP_EXPORT int inotify_init1(int flags)
 {
     EARLY(SYS_inotify_init1, flags);
-    return fresh(hp_io_real.inotify_init1(flags));
+    return fresh(hp_hot.io.inotify_init1(flags));
 }

@@ -43,7 +43,7 @@ static inline int stream_failed(FILE *f)
         struct hp_thread *t_ = hp_io_thread();                                                  \
         int fd_;                                                                                \
         if (!t_ || (fd_ = stream_fd(F)) < 0) return CALL;                                       \
-        struct hp_io_res *res_ = hp_io_res_of(fd_);                                             \
+        struct hp_io_res *res_ = hp_io_res_of(t_, fd_);                                             \
         uint64_t t0_ = hp_io_start(t_);                                                         \
         T r = CALL;                                                                             \
         int failed_ = (FAILED);                                                                 \
@@ -63,13 +63,13 @@ static inline FILE *fopened(FILE *f, const char *path)
 HP_EXPORT FILE *fopen(const char *path, const char *mode)
 {
     EARLY_FAIL(NULL);
-    return fopened(hp_io_real.fopen(path, mode), path);
+    return fopened(hp_hot.io.fopen(path, mode), path);
 }
 
 HP_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
     EARLY_FAIL(NULL);
-    return fopened(hp_io_real.fopen64(path, mode), path);
+    return fopened(hp_hot.io.fopen64(path, mode), path);
 }
 
 /* freopen closes the stream's descriptor and opens path in its place (usually the same number). */
@@ -83,14 +83,14 @@ HP_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 {
     EARLY_FAIL(NULL);
     reopening(f, path);
-    return fopened(hp_io_real.freopen(path, mode, f), path);
+    return fopened(hp_hot.io.freopen(path, mode, f), path);
 }
 
 HP_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
     EARLY_FAIL(NULL);
     reopening(f, path);
-    return fopened(hp_io_real.freopen64(path, mode, f), path);
+    return fopened(hp_hot.io.freopen64(path, mode, f), path);
 }
 
 /* Time of a flush: the stream's write time, no call counted. */
@@ -106,11 +106,11 @@ HP_EXPORT int fclose(FILE *f)
     EARLY_FAIL(EOF);
     struct hp_thread *t = hp_io_thread();
     int fd;
-    if (!t || (fd = stream_fd(f)) < 0) return hp_io_real.fclose(f);
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t || (fd = stream_fd(f)) < 0) return hp_hot.io.fclose(f);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     hp_io_close(fd);
     uint64_t t0 = hp_io_start(t);
-    int r = hp_io_real.fclose(f);
+    int r = hp_hot.io.fclose(f);
     flushed(t, res, t0, r);
     return r;
 }
@@ -120,10 +120,10 @@ HP_EXPORT int fflush(FILE *f)
     EARLY_FAIL(EOF);
     struct hp_thread *t = hp_io_thread();
     int fd;
-    if (!t || (fd = stream_fd(f)) < 0) return hp_io_real.fflush(f);   /* NULL: every stream */
-    struct hp_io_res *res = hp_io_res_of(fd);
+    if (!t || (fd = stream_fd(f)) < 0) return hp_hot.io.fflush(f);   /* NULL: every stream */
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
-    int r = hp_io_real.fflush(f);
+    int r = hp_hot.io.fflush(f);
     flushed(t, res, t0, r);
     return r;
 }
@@ -133,63 +133,63 @@ HP_EXPORT int fflush(FILE *f)
 HP_EXPORT size_t fread(void *p, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(0, f, size_t, hp_io_real.fread(p, size, n, f), r * size, r < n && stream_failed(f));
+    STDIO(0, f, size_t, hp_hot.io.fread(p, size, n, f), r * size, r < n && stream_failed(f));
 }
 
 HP_EXPORT size_t fread_unlocked(void *p, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(0, f, size_t, hp_io_real.fread_unlocked(p, size, n, f), r * size, r < n && stream_failed(f));
+    STDIO(0, f, size_t, hp_hot.io.fread_unlocked(p, size, n, f), r * size, r < n && stream_failed(f));
 }
 
 HP_EXPORT size_t __fread_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(0, f, size_t, hp_io_real.fread_chk(p, plen, size, n, f), r * size, r < n && stream_failed(f));
+    STDIO(0, f, size_t, hp_hot.io.fread_chk(p, plen, size, n, f), r * size, r < n && stream_failed(f));
 }
 
 HP_EXPORT size_t __fread_unlocked_chk(void *p, size_t plen, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(0, f, size_t, hp_io_real.fread_unlocked_chk(p, plen, size, n, f), r * size,
+    STDIO(0, f, size_t, hp_hot.io.fread_unlocked_chk(p, plen, size, n, f), r * size,
           r < n && stream_failed(f));
 }
 
 HP_EXPORT char *fgets(char *s, int n, FILE *f)
 {
     EARLY_FAIL(NULL);
-    STDIO(0, f, char *, hp_io_real.fgets(s, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
+    STDIO(0, f, char *, hp_hot.io.fgets(s, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
 }
 
 HP_EXPORT char *fgets_unlocked(char *s, int n, FILE *f)
 {
     EARLY_FAIL(NULL);
-    STDIO(0, f, char *, hp_io_real.fgets_unlocked(s, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
+    STDIO(0, f, char *, hp_hot.io.fgets_unlocked(s, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
 }
 
 HP_EXPORT char *__fgets_chk(char *s, size_t size, int n, FILE *f)
 {
     EARLY_FAIL(NULL);
-    STDIO(0, f, char *, hp_io_real.fgets_chk(s, size, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
+    STDIO(0, f, char *, hp_hot.io.fgets_chk(s, size, n, f), r ? strlen(r) : 0, !r && stream_failed(f));
 }
 
 HP_EXPORT char *__fgets_unlocked_chk(char *s, size_t size, int n, FILE *f)
 {
     EARLY_FAIL(NULL);
-    STDIO(0, f, char *, hp_io_real.fgets_unlocked_chk(s, size, n, f), r ? strlen(r) : 0,
+    STDIO(0, f, char *, hp_hot.io.fgets_unlocked_chk(s, size, n, f), r ? strlen(r) : 0,
           !r && stream_failed(f));
 }
 
 HP_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
 {
     EARLY_FAIL(-1);
-    STDIO(0, f, ssize_t, hp_io_real.getline(line, cap, f), r > 0 ? r : 0, r < 0 && stream_failed(f));
+    STDIO(0, f, ssize_t, hp_hot.io.getline(line, cap, f), r > 0 ? r : 0, r < 0 && stream_failed(f));
 }
 
 HP_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     EARLY_FAIL(-1);
-    STDIO(0, f, ssize_t, hp_io_real.getdelim(line, cap, delim, f), r > 0 ? r : 0,
+    STDIO(0, f, ssize_t, hp_hot.io.getdelim(line, cap, delim, f), r > 0 ? r : 0,
           r < 0 && stream_failed(f));
 }
 
@@ -198,67 +198,67 @@ HP_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 HP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(1, f, size_t, hp_io_real.fwrite(p, size, n, f), r * size, r < n && size > 0);
+    STDIO(1, f, size_t, hp_hot.io.fwrite(p, size, n, f), r * size, r < n && size > 0);
 }
 
 HP_EXPORT size_t fwrite_unlocked(const void *p, size_t size, size_t n, FILE *f)
 {
     EARLY_FAIL(0);
-    STDIO(1, f, size_t, hp_io_real.fwrite_unlocked(p, size, n, f), r * size, r < n && size > 0);
+    STDIO(1, f, size_t, hp_hot.io.fwrite_unlocked(p, size, n, f), r * size, r < n && size > 0);
 }
 
 HP_EXPORT int fputs(const char *s, FILE *f)
 {
     EARLY_FAIL(EOF);
-    STDIO(1, f, int, hp_io_real.fputs(s, f), strlen(s), r == EOF);
+    STDIO(1, f, int, hp_hot.io.fputs(s, f), strlen(s), r == EOF);
 }
 
 HP_EXPORT int fputs_unlocked(const char *s, FILE *f)
 {
     EARLY_FAIL(EOF);
-    STDIO(1, f, int, hp_io_real.fputs_unlocked(s, f), strlen(s), r == EOF);
+    STDIO(1, f, int, hp_hot.io.fputs_unlocked(s, f), strlen(s), r == EOF);
 }
 
 HP_EXPORT int puts(const char *s)
 {
     EARLY_FAIL(EOF);
     FILE *out = stdout;
-    STDIO(1, out, int, hp_io_real.puts(s), strlen(s) + 1, r == EOF);
+    STDIO(1, out, int, hp_hot.io.puts(s), strlen(s) + 1, r == EOF);
 }
 
 HP_EXPORT int fputc(int c, FILE *f)
 {
     EARLY_FAIL(EOF);
-    STDIO(1, f, int, hp_io_real.fputc(c, f), 1, r == EOF);
+    STDIO(1, f, int, hp_hot.io.fputc(c, f), 1, r == EOF);
 }
 
 HP_EXPORT int putc(int c, FILE *f)
 {
     EARLY_FAIL(EOF);
-    STDIO(1, f, int, hp_io_real.putc(c, f), 1, r == EOF);
+    STDIO(1, f, int, hp_hot.io.putc(c, f), 1, r == EOF);
 }
 
 HP_EXPORT int putchar(int c)
 {
     EARLY_FAIL(EOF);
     FILE *out = stdout;
-    STDIO(1, out, int, hp_io_real.putchar(c), 1, r == EOF);
+    STDIO(1, out, int, hp_hot.io.putchar(c), 1, r == EOF);
 }
 
 /* The printf family: every variadic form goes to the real v-form with its va_list. */
 static int counted_vfprintf(FILE *f, int flag, const char *fmt, va_list ap)
 {
-#define VFPRINTF() (flag < 0 ? hp_io_real.vfprintf(f, fmt, ap) : hp_io_real.vfprintf_chk(f, flag, fmt, ap))
+#define VFPRINTF() (flag < 0 ? hp_hot.io.vfprintf(f, fmt, ap) : hp_hot.io.vfprintf_chk(f, flag, fmt, ap))
     STDIO(1, f, int, VFPRINTF(), r, r < 0);
 #undef VFPRINTF
 }
 
 static int counted_vdprintf(int fd, int flag, const char *fmt, va_list ap)
 {
-#define VDPRINTF() (flag < 0 ? hp_io_real.vdprintf(fd, fmt, ap) : hp_io_real.vdprintf_chk(fd, flag, fmt, ap))
+#define VDPRINTF() (flag < 0 ? hp_hot.io.vdprintf(fd, fmt, ap) : hp_hot.io.vdprintf_chk(fd, flag, fmt, ap))
     struct hp_thread *t = hp_io_thread();
     if (!t) return VDPRINTF();
-    struct hp_io_res *res = hp_io_res_of(fd);
+    struct hp_io_res *res = hp_io_res_of(t, fd);
     uint64_t t0 = hp_io_start(t);
     int r = VDPRINTF();
     hp_io_done(t, res, 1, t0, r, r > 0 ? (uint64_t)r : 0);
@@ -367,27 +367,28 @@ HP_EXPORT int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap)
 static inline void fseeked(FILE *f)
 {
     int fd;
-    if ((fd = stream_fd(f)) >= 0 && hp_io_thread())
-        atomic_fetch_add_explicit(&hp_io_res_of(fd)->seeks, 1, memory_order_relaxed);
+    struct hp_thread *t;
+    if ((fd = stream_fd(f)) >= 0 && (t = hp_io_thread()))
+        atomic_fetch_add_explicit(&hp_io_res_of(t, fd)->seeks, 1, memory_order_relaxed);
 }
 
 HP_EXPORT int fseek(FILE *f, long off, int whence)
 {
     EARLY_FAIL(-1);
     fseeked(f);
-    return hp_io_real.fseek(f, off, whence);
+    return hp_hot.io.fseek(f, off, whence);
 }
 
 HP_EXPORT int fseeko(FILE *f, off_t off, int whence)
 {
     EARLY_FAIL(-1);
     fseeked(f);
-    return hp_io_real.fseeko(f, off, whence);
+    return hp_hot.io.fseeko(f, off, whence);
 }
 
 HP_EXPORT int fseeko64(FILE *f, off_t off, int whence)
 {
     EARLY_FAIL(-1);
     fseeked(f);
-    return hp_io_real.fseeko64(f, off, whence);
+    return hp_hot.io.fseeko64(f, off, whence);
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "../collectors/thread_state.h"
+#include "io_fns.h"
 
 #define HP_EXPORT __attribute__((visibility("default")))
 
@@ -34,16 +35,28 @@ struct hp_real {
     __sighandler_t (*signal)(int, __sighandler_t);
 };
 
-/* What every malloc and free reads, together in one page: the real functions, whether glibc's
- * chunk headers can be read (alloc_count.h), and the states of the first threads (the registry
- * hands them out before any page of its own). A workload that allocates across a large heap
- * misses the TLB on most of its heap accesses, and each further page the hooks touch can add a
- * page walk to a call (README "Overhead"). */
-#define HP_HOT_STATES 15
+struct hp_fdtab;
+
+/* What every malloc, free, read and write reads, together in one page: the real functions,
+ * whether glibc's chunk headers can be read (alloc_count.h), the I/O view's settings and fd table
+ * (collectors/io.h), and the states of the first threads (the registry hands them out before any
+ * page of its own). A workload that allocates across a large heap misses the TLB on most of its
+ * heap accesses, and where system calls flush the TLB (page-table isolation without PCID, as on
+ * this VM) every page an I/O hook touches costs a page walk (~12 ns) before and again after the
+ * call: each further page the hooks touch can add a walk to a call (README "Overhead"). */
+#define HP_HOT_STATES 11
 struct hp_hot {
     struct hp_real real;
     int glibc_chunks;
     long self_offset;   /* of hp_self from the thread pointer: hp_self_hot */
+    int ticks_are_tsc;  /* hp_ticks_are_tsc (collectors/ticks.h), copied here at start */
+    /* the I/O hooks */
+    int io_resolved;                    /* io below is filled in */
+    uint32_t io_period;                 /* HOTPATH_IO_TIME_SAMPLING_RATE as a period: collectors/io.h */
+    struct hp_fdtab *_Atomic io_fdtab;  /* fd -> record: collectors/io.h */
+    struct hp_io_real io;
+    /* changed by every open and close (any thread): a line of its own */
+    _Atomic uint32_t io_fd_gen __attribute__((aligned(64)));
     struct hp_thread first_states[HP_HOT_STATES];
 };
 extern struct hp_hot hp_hot;

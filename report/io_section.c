@@ -230,7 +230,7 @@ static void io_json(const void *snap, struct hp_json *j)
 {
     const struct io_snap *s = snap;
     hp_json_object_begin(j, "io");
-    hp_json_fixed(j, "time_sampling_rate", hp_io_period ? 1.0 / hp_io_period : 0.0, 6);
+    hp_json_fixed(j, "time_sampling_rate", hp_hot.io_period ? 1.0 / hp_hot.io_period : 0.0, 6);
     hp_json_bool(j, "iter", hp_config.io_iter);
     hp_json_u64(j, "resource_count", s->n);
     hp_json_u64(j, "overflow_count", s->overflow);
