@@ -34,7 +34,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
-TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so
+TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
 
 .PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
 .PHONY: fuzz macos macos-check
@@ -125,6 +125,18 @@ $(BUILD)/targets/io_fortify: tests/targets/io_fortify.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@ (fortified)"
 	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
+# The raw-call test: fortified, so known buffer sizes go to the _chk functions; and an interposer
+# preloaded after libhotpath.so, which must still see every read and write.
+$(BUILD)/targets/io_raw: tests/targets/io_raw.c $(BUILD)/targets/libhp_count_rw.so
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@ (fortified)"
+	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+
+$(BUILD)/targets/libhp_count_rw.so: tests/targets/io/count_rw.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@ -ldl
 
 # The CPU profile's known-truth program: two compilation units, frame pointers, no inlining.
 $(BUILD)/targets/cpu_ratio: tests/targets/cpu_ratio.c tests/targets/cpu/cpu_ratio_b.c

@@ -100,14 +100,26 @@ int hp_platform_task_stat(int tid, struct hp_task_stat *out)
     return hp_parse_task_stat(buf, (size_t)len, out);
 }
 
+/* A file of the process's, as the calling thread sees it: /proc/self is the main thread's, whose
+ * memory figures read 0 once it has ended (pthread_exit, cancelled) while the process lives on. */
+static long read_process_file(const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/thread-self/%s", name);
+    long len = read_file(path, buf, size);
+    if (len > 0) return len;
+    snprintf(path, sizeof path, "/proc/self/%s", name);   /* before Linux 3.17 */
+    return read_file(path, buf, size);
+}
+
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)
 {
     char buf[4096];
     uint64_t pages = 0, kb = 0;
-    long len = read_file("/proc/self/statm", buf, sizeof buf);
+    long len = read_process_file("statm", buf, sizeof buf);
     if (len <= 0 || hp_parse_statm_resident(buf, (size_t)len, &pages) != 0) return -1;
     *rss_bytes = pages * (uint64_t)sysconf(_SC_PAGESIZE);
-    len = read_file("/proc/self/status", buf, sizeof buf);
+    len = read_process_file("status", buf, sizeof buf);
     if (len > 0 && hp_parse_status_kb(buf, (size_t)len, "VmHWM", &kb) == 0)
         *peak_rss_bytes = kb * 1024;
     else

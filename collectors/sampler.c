@@ -240,6 +240,15 @@ void hp_sampler_main_exited(void)
     atomic_store(&main_exited, 1);
 }
 
+/* The main thread has ended: through pthread_exit (hp_sampler_main_exited), or unseen by any hook,
+ * cancelled or by its own exit system call. It stays a zombie while other threads run. */
+static int main_ended(void)
+{
+    if (atomic_load(&main_exited)) return 1;
+    struct hp_task_stat st;
+    return hp_platform_task_stat(getpid(), &st) == 0 && (st.state == 'Z' || st.state == 'X');
+}
+
 /* Whether a thread of the program's is still alive (not a zombie, as the main thread is after its
  * pthread_exit). Unknown counts as alive. */
 static int program_alive(void)
@@ -273,7 +282,7 @@ static void *sampler_main(void *arg)
             continue;
         }
         hp_sample(0);
-        if (atomic_load(&main_exited) && !program_alive()) exit(0);   /* as glibc would have */
+        if (main_ended() && !program_alive()) exit(0);   /* as glibc would have */
         hp_history_record();
         uint64_t now = hp_now_ns();
         if (hp_config.checkpoint_s && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {

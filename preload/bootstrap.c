@@ -2,6 +2,7 @@
  * static arena while dlsym allocates), the constructor that starts the profiler, and the atexit
  * handler that writes the report. */
 #define _GNU_SOURCE
+#include "io_raw.h"
 #include "real.h"
 
 #include <dlfcn.h>
@@ -83,6 +84,7 @@ int hp_resolve(void)
     LOOKUP(pthread_create, "pthread_create");
     LOOKUP(pthread_exit, "pthread_exit");
     LOOKUP(pthread_setname_np, "pthread_setname_np");
+    LOOKUP(pthread_cancel, "pthread_cancel");
     LOOKUP(prctl, "prctl");
     LOOKUP(fork, "fork");
     LOOKUP(exit_, "_exit");
@@ -111,8 +113,9 @@ struct hp_thread *hp_adopt_self(void)
     if (!hp_active || adopting) return NULL;
     adopting = 1;
     int saved = errno;
-    struct hp_thread *t = hp_registry_adopt(hp_platform_gettid(), (unsigned long)pthread_self(),
-                                            hp_self_cpu_ns(), hp_now_ns());
+    int tid = hp_platform_gettid();
+    if (tid != hp_pid) hp_io_raw_off();   /* a thread the program did not start with pthread_create */
+    struct hp_thread *t = hp_registry_adopt(tid, (unsigned long)pthread_self(), hp_self_cpu_ns(), hp_now_ns());
     hp_self = t;
     errno = saved;
     adopting = 0;

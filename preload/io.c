@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../collectors/own_pipe.h"
+#include "io_raw.h"
 #include "io_real.h"
 
 #define LOOKUP(field, name) (*(void **)&hp_hot.io.field = dlsym(RTLD_NEXT, name))
@@ -122,6 +123,7 @@ void hp_resolve_io(void)
     LOOKUP(signalfd, "signalfd");
     LOOKUP(memfd_create, "memfd_create");
     LOOKUP(inotify_init1, "inotify_init1");
+    hp_io_raw_init();
     __atomic_store_n(&hp_hot.io_resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -156,49 +158,49 @@ static __attribute__((noinline)) ssize_t read_uncounted(int fd, void *buf, size_
 HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
     EARLY(SYS_read, fd, buf, n);
-    RW_OR(0, fd, hp_hot.io.read(fd, buf, n), read_uncounted(fd, buf, n));
+    RW_OR(0, fd, RAW_OR(hp_hot.io.read(fd, buf, n), SYS_read, fd, buf, n, 0, 0, 0), read_uncounted(fd, buf, n));
 }
 
 HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
     EARLY(SYS_write, fd, buf, n);
-    RW(1, fd, hp_hot.io.write(fd, buf, n));
+    RW(1, fd, RAW_OR(hp_hot.io.write(fd, buf, n), SYS_write, fd, buf, n, 0, 0, 0));
 }
 
 HP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pread64, fd, buf, n, off);
-    RW(0, fd, hp_hot.io.pread(fd, buf, n, off));
+    RW(0, fd, RAW_OR(hp_hot.io.pread(fd, buf, n, off), SYS_pread64, fd, buf, n, off, 0, 0));
 }
 
 HP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pread64, fd, buf, n, off);
-    RW(0, fd, hp_hot.io.pread64(fd, buf, n, off));
+    RW(0, fd, RAW_OR(hp_hot.io.pread64(fd, buf, n, off), SYS_pread64, fd, buf, n, off, 0, 0));
 }
 
 HP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pwrite64, fd, buf, n, off);
-    RW(1, fd, hp_hot.io.pwrite(fd, buf, n, off));
+    RW(1, fd, RAW_OR(hp_hot.io.pwrite(fd, buf, n, off), SYS_pwrite64, fd, buf, n, off, 0, 0));
 }
 
 HP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
     EARLY(SYS_pwrite64, fd, buf, n, off);
-    RW(1, fd, hp_hot.io.pwrite64(fd, buf, n, off));
+    RW(1, fd, RAW_OR(hp_hot.io.pwrite64(fd, buf, n, off), SYS_pwrite64, fd, buf, n, off, 0, 0));
 }
 
 HP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
     EARLY(SYS_readv, fd, iov, n);
-    RW(0, fd, hp_hot.io.readv(fd, iov, n));
+    RW(0, fd, RAW_OR(hp_hot.io.readv(fd, iov, n), SYS_readv, fd, iov, n, 0, 0, 0));
 }
 
 HP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
     EARLY(SYS_writev, fd, iov, n);
-    RW(1, fd, hp_hot.io.writev(fd, iov, n));
+    RW(1, fd, RAW_OR(hp_hot.io.writev(fd, iov, n), SYS_writev, fd, iov, n, 0, 0, 0));
 }
 
 HP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
@@ -249,23 +251,27 @@ HP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int n, off_t off,
     RW(1, fd, hp_hot.io.pwritev64v2(fd, iov, n, off, flags));
 }
 
-/* _FORTIFY_SOURCE: the same calls with the buffer's size, checked by glibc. */
+/* _FORTIFY_SOURCE: the same calls with the buffer's size, checked by glibc. A call that fails the
+ * check goes to glibc's function, which ends the program. */
+#define CHECKED(N, BUFLEN, CALL, NR, A, B, C, D, E, F)                                          \
+    ((N) > (BUFLEN) ? (CALL) : RAW_OR(CALL, NR, A, B, C, D, E, F))
+
 HP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_hot.io.read_chk(fd, buf, n, buflen));
+    RW(0, fd, CHECKED(n, buflen, hp_hot.io.read_chk(fd, buf, n, buflen), SYS_read, fd, buf, n, 0, 0, 0));
 }
 
 HP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_hot.io.pread_chk(fd, buf, n, off, buflen));
+    RW(0, fd, CHECKED(n, buflen, hp_hot.io.pread_chk(fd, buf, n, off, buflen), SYS_pread64, fd, buf, n, off, 0, 0));
 }
 
 HP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_hot.io.pread64_chk(fd, buf, n, off, buflen));
+    RW(0, fd, CHECKED(n, buflen, hp_hot.io.pread64_chk(fd, buf, n, off, buflen), SYS_pread64, fd, buf, n, off, 0, 0));
 }
 
 /* ---- sockets ---- */
@@ -273,27 +279,27 @@ HP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t b
 HP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
     EARLY(SYS_sendto, fd, buf, n, flags, NULL, 0);
-    RW(1, fd, hp_hot.io.send(fd, buf, n, flags));
+    RW(1, fd, RAW_OR(hp_hot.io.send(fd, buf, n, flags), SYS_sendto, fd, buf, n, flags, 0, 0));
 }
 
 HP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
     EARLY(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
-    RW(0, fd, hp_hot.io.recv(fd, buf, n, flags));
+    RW(0, fd, RAW_OR(hp_hot.io.recv(fd, buf, n, flags), SYS_recvfrom, fd, buf, n, flags, 0, 0));
 }
 
 HP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
                          socklen_t tolen)
 {
     EARLY(SYS_sendto, fd, buf, n, flags, to, tolen);
-    RW(1, fd, hp_hot.io.sendto(fd, buf, n, flags, to, tolen));
+    RW(1, fd, RAW_OR(hp_hot.io.sendto(fd, buf, n, flags, to, tolen), SYS_sendto, fd, buf, n, flags, to, tolen));
 }
 
 HP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
                            socklen_t *fromlen)
 {
     EARLY(SYS_recvfrom, fd, buf, n, flags, from, fromlen);
-    RW(0, fd, hp_hot.io.recvfrom(fd, buf, n, flags, from, fromlen));
+    RW(0, fd, RAW_OR(hp_hot.io.recvfrom(fd, buf, n, flags, from, fromlen), SYS_recvfrom, fd, buf, n, flags, from, fromlen));
 }
 
 HP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
@@ -311,14 +317,14 @@ HP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 HP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_hot.io.recv_chk(fd, buf, n, buflen, flags));
+    RW(0, fd, CHECKED(n, buflen, hp_hot.io.recv_chk(fd, buf, n, buflen, flags), SYS_recvfrom, fd, buf, n, flags, 0, 0));
 }
 
 HP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                                  struct sockaddr *from, socklen_t *fromlen)
 {
     EARLY_FAIL(-1);
-    RW(0, fd, hp_hot.io.recvfrom_chk(fd, buf, n, buflen, flags, from, fromlen));
+    RW(0, fd, CHECKED(n, buflen, hp_hot.io.recvfrom_chk(fd, buf, n, buflen, flags, from, fromlen), SYS_recvfrom, fd, buf, n, flags, from, fromlen));
 }
 
 /* Several messages in one call: the result is how many went; bytes are their msg_len. */

@@ -27,6 +27,7 @@ struct hp_real {
     int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
     void (*pthread_exit)(void *) __attribute__((noreturn));
     int (*pthread_setname_np)(pthread_t, const char *);
+    int (*pthread_cancel)(pthread_t);
     int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
     pid_t (*fork)(void);
     void (*exit_)(int) __attribute__((noreturn));
@@ -52,6 +53,7 @@ struct hp_hot {
     int ticks_are_tsc;  /* hp_ticks_are_tsc (collectors/ticks.h), copied here at start */
     /* the I/O hooks */
     int io_resolved;                    /* io below is filled in */
+    int io_raw;                         /* hooks make plain data calls themselves: io_raw.h */
     uint32_t io_period;                 /* HOTPATH_IO_TIME_SAMPLING_RATE as a period: collectors/io.h */
     struct hp_fdtab *_Atomic io_fdtab;  /* fd -> record: collectors/io.h */
     struct hp_io_real io;

@@ -14,6 +14,7 @@
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "../collectors/thread_start.h"
+#include "io_raw.h"
 #include "real.h"
 
 static void thread_ends(void *unused)
@@ -47,8 +48,17 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 {
     hp_resolve();
     struct hp_thread *self = hp_self;
+    if (!self || !self->guard) hp_io_raw_off();   /* the program's second thread */
     if (!hp_active || (self && self->guard)) return hp_hot.real.pthread_create(th, attr, fn, arg);
     return hp_thread_create(hp_hot.real.pthread_create, th, attr, fn, arg, trampoline);
+}
+
+/* Cancellation needs glibc's I/O functions (io_raw.h). */
+HP_EXPORT int pthread_cancel(pthread_t th)
+{
+    hp_resolve();
+    hp_io_raw_off();
+    return hp_hot.real.pthread_cancel(th);
 }
 
 HP_EXPORT void pthread_exit(void *ret)

@@ -9,8 +9,12 @@
  * A syscall costs about 1.3 µs here and varies by ±100 ns between runs, far more than the few
  * tens of ns a hook adds; so the comparison is made inside one process: blocks of calls through
  * the program's own `read`/`write` (the hook, when libhotpath.so is preloaded) alternate with
- * blocks through libc's functions found directly (dlopen of libc.so.6: never the hook), on the
- * same descriptor. Bare, both are libc's and the difference is noise.
+ * blocks of the same system call made right here (x86-64; elsewhere libc's function found
+ * directly), on the same descriptor. Not libc's function: under the preload the process has the
+ * profiler's threads, so glibc's read takes the cancellation steps of a multi-threaded process,
+ * which this single-threaded program run bare does not; the bare syscall is what glibc does for
+ * it. Bare, the difference of the two is the cost of glibc's function over the bare system call
+ * (scripts/bench.sh subtracts it: "method bias").
  *
  * Many short block pairs, each pair close in time, so drift in the machine's speed cancels in
  * the pair's difference. Prints one line:
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +43,17 @@ static double now_ns(void)
 }
 
 static ssize_t via_read(int fd, void *buf, size_t n) { return read(fd, buf, n); }
+
+#if defined(__x86_64__)
+static ssize_t sys3(long nr, int fd, void *buf, size_t n)
+{
+    long r;
+    __asm__ volatile("syscall" : "=a"(r) : "0"(nr), "D"((long)fd), "S"(buf), "d"(n) : "rcx", "r11", "memory");
+    return r;   /* -errno on failure: the loop only checks for the full count */
+}
+static ssize_t sys_read(int fd, void *buf, size_t n) { return sys3(SYS_read, fd, buf, n); }
+static ssize_t sys_write(int fd, void *buf, size_t n) { return sys3(SYS_write, fd, buf, n); }
+#endif
 static ssize_t via_write(int fd, void *buf, size_t n) { return write(fd, buf, n); }
 
 /* ns per call of n calls, or -1 */
@@ -66,8 +82,12 @@ int main(int argc, char **argv)
     long n = atol(argv[2]);
     int is_read = strcmp(argv[1], "read") == 0;
     int fd = open(is_read ? "/dev/zero" : "/dev/null", is_read ? O_RDONLY : O_WRONLY);
+#if defined(__x86_64__)
+    rw_fn direct = is_read ? sys_read : sys_write;
+#else
     void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
     rw_fn direct = libc ? (rw_fn)dlsym(libc, is_read ? "read" : "write") : NULL;
+#endif
     rw_fn hooked = is_read ? via_read : via_write;
     if (fd < 0 || n < BLOCKS || !direct) {
         fprintf(stderr, "io_bench: cannot set up (%s)\n", fd < 0 ? "open" : !direct ? "dlsym" : "iterations");

@@ -73,8 +73,8 @@ def run(cmd, env=None, fmt="json", timeout=120, preload=True, input=None):
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def bare(cmd, timeout=120, input=None):
-    return subprocess.run(cmd, env=clean_env(preload=False), capture_output=True, timeout=timeout, input=input)
+def bare(cmd, timeout=120, input=None, env=None):
+    return subprocess.run(cmd, env=clean_env(env, preload=False), capture_output=True, timeout=timeout, input=input)
 
 
 def rows(report):
