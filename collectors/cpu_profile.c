@@ -3,6 +3,8 @@
 #include "cpu_profile.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -80,7 +82,36 @@ static uintptr_t interrupted_pc(void *ucv)
 #endif
 }
 
-static void take_sample(void *ucv, int overrun)
+/* Unwinding takes up to ~12 KB of stack (measured). The handler runs on the interrupted stack
+ * (no SA_ONSTACK), which near the end of a small thread stack, on a coroutine's stack or on an
+ * alternate stack (when it interrupted a handler running there) may not have that much: such a
+ * sample is dropped. A stack whose bounds are unknown counts as too small. */
+#define UNWIND_ROOM (16 * 1024)
+
+static int room_to_unwind(const struct hp_thread *t)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo = t->stack_lo;
+    if (lo && sp > lo && sp - lo < (uintptr_t)1 << 30) return sp - lo >= UNWIND_ROOM;
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
+        return sp - (uintptr_t)ss.ss_sp >= UNWIND_ROOM;
+    return 0;
+}
+
+/* The calling thread's stack, for room_to_unwind (guard up: glibc allocates here, and reads
+ * /proc/self/maps for the main thread). */
+static void note_stack(struct hp_thread *t)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) t->stack_lo = (uintptr_t)addr;
+        pthread_attr_destroy(&attr);
+    }
+}
+
+static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
 {
     struct hp_thread *t = hp_self;
     if (!t) return;
@@ -119,7 +150,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &cookie) {
-        take_sample(ucv, si->si_overrun);
+        struct hp_thread *t = hp_self;
+        if (t && !room_to_unwind(t)) {   /* before take_sample's frame, which holds the frames */
+            struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
+            if (b) count(&b->dropped, 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0));
+        } else {
+            take_sample(ucv, si->si_overrun);
+        }
         errno = saved;
         return;
     }
@@ -232,6 +269,12 @@ void hp_cpu_thread_start(struct hp_thread *t)
     if (!t || !atomic_load(&cpu_on) || t->cpu_buf) return;
     int saved = errno;
     t->guard++;
+    note_stack(t);
+    /* libunwind's first backtrace on a thread makes its per-thread cache (pthread_setspecific,
+     * which allocates when the program has made many keys) and binds libunwind's lazy symbols: done
+     * here, not in a handler that may have interrupted malloc. */
+    void *warm[4];
+    hp_backtrace(warm, 4);
     int tid;
     uint32_t index = index_of(t, &tid);
     attach(t, index, tid);

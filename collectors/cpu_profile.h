@@ -43,7 +43,7 @@ struct hp_cpu_view {
     unsigned hz, depth;
     uint64_t samples;             /* samples in the table (weighted by timer overruns) */
     uint64_t other;               /* samples whose stack found the table full (in `<other>`) */
-    uint64_t dropped;             /* samples lost because a thread's ring was full */
+    uint64_t dropped;             /* samples lost: a thread's ring was full, or its stack too short to unwind on */
     uint64_t profiler;            /* samples taken while the profiler itself worked on the thread */
     struct hp_stacks *table;
 };

@@ -83,7 +83,9 @@ int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *))
     if (hp_hot.real.sigaction(SIGPROF, NULL, &cur) != 0 || !is_default(&cur)) return -1;
     memset(&act, 0, sizeof act);
     act.sa_sigaction = fn;
-    act.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    /* not SA_ONSTACK: a program's alternate stack may be small (Rust's, ~8 KB) or freed while
+     * still registered (Ruby frees its main thread's); the handler checks its room instead */
+    act.sa_flags = SA_SIGINFO | SA_RESTART;
     hp_spin_lock(&signals_lock);
     program_view[SIGPROF] = cur;
     int r = hp_hot.real.sigaction(SIGPROF, &act, NULL);

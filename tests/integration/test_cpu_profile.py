@@ -195,3 +195,14 @@ def test_threads_that_block_sigprof_never_see_it_pending():
     assert plain.stdout == b"pending 0\nsignalfd empty\nsigtimedwait nothing\n", plain.stdout
     assert r.returncode == 0 and r.stdout == plain.stdout, (r.stdout, r.stderr)
     assert r.report["functions_cpu"]["samples_count"] >= 100, r.report["functions_cpu"]
+
+
+def test_samples_never_write_past_a_small_or_freed_stack():
+    # Each mode crashed or corrupted the heap under the preload when the SIGPROF handler ran on
+    # the program's alternate stack (SA_ONSTACK) or unwound without checking its room.
+    for mode in ("altfree", "smallstack", "smallalt"):
+        plain = bare([target("cpu_stacks"), mode])
+        profiled = run([target("cpu_stacks"), mode], env={"HOTPATH_CPU_HZ": "999"})
+        assert plain.returncode == 0, (mode, plain.returncode)
+        assert profiled.returncode == 0, (mode, profiled.returncode, profiled.stderr[-500:])
+        assert plain.stdout == profiled.stdout, (mode, plain.stdout, profiled.stdout)
