@@ -81,23 +81,28 @@ struct hp_io_res *hp_io_find(int fd);
 
 /* The record of fd for a call by thread t. t keeps the last descriptor it found in the table and
  * that descriptor's record: a loop on one descriptor skips the table, a page fewer per call.
- * Every change to the table bumps hp_hot.io_fd_gen (never 0), which makes every thread look
- * again. A signal handler's I/O on the same thread may refill the cache at any point: the record
- * is read before the key that vouches for it, and a refill clears the generation first. */
+ * The key is the table's generation and the descriptor in one word; every change to the table
+ * bumps hp_hot.io_fd_gen (never 0, and key 0 is never valid), which makes every thread look
+ * again. A signal handler's I/O on the same thread may refill the cache between any two
+ * instructions: a hit needs the same key before and after the record is read, and a refill that
+ * finds its record replaced meanwhile leaves the cache empty. */
 static inline struct hp_io_res *hp_io_res_of(struct hp_thread *t, int fd)
 {
-    uint32_t gen = atomic_load_explicit(&hp_hot.io_fd_gen, memory_order_acquire);
+    uint64_t key = (uint64_t)atomic_load_explicit(&hp_hot.io_fd_gen, memory_order_acquire) << 32 | (uint32_t)fd;
+    uint64_t before = t->io_key;
+    atomic_signal_fence(memory_order_seq_cst);
     struct hp_io_res *r = t->io_res;
     atomic_signal_fence(memory_order_seq_cst);
-    if (__builtin_expect(fd == t->io_fd && gen == t->io_fd_gen, 1)) return r;
+    if (__builtin_expect(before == key && t->io_key == key, 1)) return r;
     r = hp_io_lookup(fd);
     if (__builtin_expect(r == NULL, 0)) return hp_io_find(fd);
-    t->io_fd_gen = 0;
+    t->io_key = 0;
     atomic_signal_fence(memory_order_seq_cst);
     t->io_res = r;
-    t->io_fd = fd;
     atomic_signal_fence(memory_order_seq_cst);
-    t->io_fd_gen = gen;
+    t->io_key = key;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (t->io_res != r) t->io_key = 0;
     return r;
 }
 

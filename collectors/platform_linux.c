@@ -159,15 +159,31 @@ void hp_platform_move_high(int *fd)
     *fd = high;
 }
 
+/* A report written to a pipe whose reader has gone (prog 2>&1 | head -1) must not kill the
+ * program with SIGPIPE: it is blocked around the writes (raw calls: the mask hooks are not for
+ * us), and the one a write raised is taken back unless the program's own was already pending. */
 void hp_platform_write_all(int fd, const char *p, size_t n)
 {
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    int blocked = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &pipe_only, &old, _NSIG / 8) == 0;
+    int was_pending = blocked && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    int broken = 0;
     while (n > 0) {
         long w = syscall(SYS_write, fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return;
+        if (w < 0 && errno == EPIPE) broken = 1;
+        if (w <= 0) break;
         p += w;
         n -= (size_t)w;
     }
+    if (!blocked) return;
+    if (broken && !was_pending) {
+        struct timespec none = { 0, 0 };
+        syscall(SYS_rt_sigtimedwait, &pipe_only, NULL, &none, _NSIG / 8);
+    }
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 }
 
 void hp_platform_wait(_Atomic uint32_t *word, uint32_t val, const struct timespec *timeout)

@@ -33,9 +33,8 @@ struct hp_thread {
     /* I/O view (collectors/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
     _Atomic uint64_t io_ticks, io_count;
     uint32_t io_countdown;
-    int io_fd;                   /* the last descriptor found in the fd table, its record, and */
-    uint32_t io_fd_gen;          /* the table's generation then (collectors/io.h: hp_io_res_of) */
-    struct hp_io_res *io_res;
+    volatile uint64_t io_key;    /* the last descriptor found in the fd table and the table's */
+    struct hp_io_res *volatile io_res;   /* generation then, and its record: hp_io_res_of */
     /* CPU profile (collectors/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
     struct hp_cpu_buf *cpu_buf;
     uintptr_t stack_lo;          /* the lowest address of the thread's stack, 0 unknown: hp_cpu_note_stack */

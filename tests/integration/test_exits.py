@@ -142,3 +142,13 @@ def test_python_ctrl_c_from_outside():
 
 def test_lib_path_is_absolute():
     assert os.path.isabs(LIB) and os.path.exists(LIB)
+
+
+def test_report_into_a_closed_pipe_does_not_kill_the_program():
+    # `prog 2>&1 | head -c 1`: the reader is gone when the report is written at exit. The write
+    # raised SIGPIPE and killed the program (141), and a shell's forked child before it could exec.
+    script = 'sh -c "echo a; sleep 0.3" 2>&1 | head -c 1 >/dev/null; echo ${PIPESTATUS[0]}'
+    plain = bare(["bash", "-c", script])
+    profiled = run(["bash", "-c", script], fmt="table")
+    assert plain.stdout.strip() == b"0", plain.stdout
+    assert profiled.stdout.strip() == b"0", (profiled.stdout, profiled.stderr[-300:])
