@@ -85,6 +85,9 @@ int hp_resolve(void)
     LOOKUP(pthread_exit, "pthread_exit");
     LOOKUP(pthread_setname_np, "pthread_setname_np");
     LOOKUP(pthread_cancel, "pthread_cancel");
+    LOOKUP(thrd_create, "thrd_create");
+    LOOKUP(timer_create, "timer_create");
+    LOOKUP(mq_notify, "mq_notify");
     LOOKUP(prctl, "prctl");
     LOOKUP(fork, "fork");
     LOOKUP(exit_, "_exit");
@@ -180,6 +183,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
     hp_registry_give_states(hp_hot.first_states, HP_HOT_STATES);
     hp_pid = getpid();
     hp_active = 1;
+    hp_io_raw_init();
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
     if (!self) { hp_active = 0; return; }
     self->guard++;

@@ -123,7 +123,6 @@ void hp_resolve_io(void)
     LOOKUP(signalfd, "signalfd");
     LOOKUP(memfd_create, "memfd_create");
     LOOKUP(inotify_init1, "inotify_init1");
-    hp_io_raw_init();
     __atomic_store_n(&hp_hot.io_resolved, 1, __ATOMIC_RELEASE);
 }
 

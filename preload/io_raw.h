@@ -24,8 +24,8 @@
 
 #include "real.h"
 
-/* At the end of hp_resolve_io: allow raw calls if the functions found are glibc's and no
- * thread was seen yet. */
+/* Once the profiler runs (not in secure mode): allow raw calls if the functions found are
+ * glibc's and no thread was seen yet. */
 void hp_io_raw_init(void);
 /* A second thread or a cancellation: glibc's functions from now on. */
 void hp_io_raw_off(void);

@@ -28,6 +28,9 @@ struct hp_real {
     void (*pthread_exit)(void *) __attribute__((noreturn));
     int (*pthread_setname_np)(pthread_t, const char *);
     int (*pthread_cancel)(pthread_t);
+    int (*thrd_create)(void *, int (*)(void *), void *);
+    int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
+    int (*mq_notify)(int, const struct sigevent *);
     int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
     pid_t (*fork)(void);
     void (*exit_)(int) __attribute__((noreturn));

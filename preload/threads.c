@@ -61,6 +61,29 @@ HP_EXPORT int pthread_cancel(pthread_t th)
     return hp_hot.real.pthread_cancel(th);
 }
 
+/* Threads glibc starts for the program without passing through pthread_create's symbol: C11
+ * threads and SIGEV_THREAD notifications. The program is multi-threaded from then on. */
+HP_EXPORT int thrd_create(void *thr, int (*fn)(void *), void *arg)
+{
+    hp_resolve();
+    hp_io_raw_off();
+    return hp_hot.real.thrd_create(thr, fn, arg);
+}
+
+HP_EXPORT int timer_create(clockid_t clock, struct sigevent *ev, timer_t *id)
+{
+    hp_resolve();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_io_raw_off();
+    return hp_hot.real.timer_create(clock, ev, id);
+}
+
+HP_EXPORT int mq_notify(int mq, const struct sigevent *ev)
+{
+    hp_resolve();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_io_raw_off();
+    return hp_hot.real.mq_notify(mq, ev);
+}
+
 HP_EXPORT void pthread_exit(void *ret)
 {
     hp_resolve();

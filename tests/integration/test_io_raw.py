@@ -46,6 +46,15 @@ def test_main_thread_cancelling_itself_ends_as_bare():
     assert rep["threads"]["header"]["rss_bytes"] > 0    # read as the sampler sees it: main has ended
 
 
+def test_c11_thread_cancels_main_blocked_in_read():
+    # thrd_create starts a thread without pthread_create's symbol: main's read was a raw call,
+    # which the cancel could not end, and the process hung.
+    plain = bare([target("io_raw"), "c11cancel"], timeout=30)
+    profiled = run([target("io_raw"), "c11cancel"], timeout=30)
+    assert plain.returncode == profiled.returncode == 0, (plain.returncode, profiled.returncode)
+    assert plain.stdout == profiled.stdout
+
+
 def test_interposer_after_hotpath_still_called():
     shim = target("libhp_count_rw.so")
     plain = bare([target("io_raw")], env={"LD_PRELOAD": shim})

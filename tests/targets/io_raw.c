@@ -6,6 +6,8 @@
  *
  *   io_raw            the single-threaded calls, then a thread cancelled while blocked in read
  *   io_raw selfcancel the single-threaded calls, then main cancels itself and reads: it ends there
+ *   io_raw c11cancel  a C11 thread (thrd_create: glibc starts it without pthread_create's symbol)
+ *                     cancels main while main is blocked in read: main ends there, status 0
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <threads.h>
+#include <time.h>
 #include <unistd.h>
 
 static ssize_t (*volatile rd)(int, void *, size_t) = read;
@@ -158,11 +162,30 @@ static void *blocked_reader(void *arg)
     return NULL;
 }
 
+static pthread_t main_thread;
+
+static int c11_canceller(void *arg)
+{
+    (void)arg;
+    struct timespec pause = { 0, 200000000 };
+    nanosleep(&pause, NULL);   /* main is blocked in its read by now */
+    pthread_cancel(main_thread);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     single_threaded_calls();
     int p[2];
     if (pipe(p) != 0) return 2;
+    if (argc > 1 && strcmp(argv[1], "c11cancel") == 0) {
+        main_thread = pthread_self();
+        thrd_t t;
+        thrd_create(&t, c11_canceller, NULL);
+        char c;
+        say("main read returned", rd(p[0], &c, 1));   /* not reached: cancelled */
+        return 1;
+    }
     if (argc > 1 && strcmp(argv[1], "selfcancel") == 0) {
         say("cancel self", pthread_cancel(pthread_self()));
         char c;
