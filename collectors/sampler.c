@@ -282,7 +282,14 @@ static void *sampler_main(void *arg)
             continue;
         }
         hp_sample(0);
-        if (main_ended() && !program_alive()) exit(0);   /* as glibc would have */
+        if (main_ended() && !program_alive()) {
+            /* as glibc would have, on the last thread: its atexit handlers run here, and with
+             * this thread's mask (every signal blocked) their raise() would do nothing */
+            sigset_t none;
+            sigemptyset(&none);
+            pthread_sigmask(SIG_SETMASK, &none, NULL);
+            exit(0);
+        }
         hp_history_record();
         uint64_t now = hp_now_ns();
         if (hp_config.checkpoint_s && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {

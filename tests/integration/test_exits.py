@@ -46,6 +46,15 @@ def test_main_thread_pthread_exit_ends_when_the_last_thread_does():
     assert r.stdout.endswith(b"worker done\natexit ran\n"), r.stdout
 
 
+def test_atexit_after_main_pthread_exit_can_raise():
+    """The profiler's thread makes glibc's exit(0) there: it ran the atexit handlers with every
+    signal blocked, so a handler's raise(SIGTERM) did nothing and the status was 0."""
+    plain = bare([target("exit_paths"), "pthread_exit_raise"])
+    r = run([target("exit_paths"), "pthread_exit_raise"], fmt="none")
+    assert plain.returncode == r.returncode == -signal.SIGTERM, (plain.returncode, r.returncode)
+    assert r.stdout == plain.stdout and r.stdout.endswith(b"atexit ran\n"), r.stdout
+
+
 def test_underscore_exit():
     check_mode("_exit", 5)
 

@@ -85,9 +85,15 @@ static int forks(void)
     return 0;
 }
 
+static int raise_at_end;   /* pthread_exit_raise: the atexit handler ends the process by SIGTERM */
+
 static void at_end(void)
 {
     printf("atexit ran\n");
+    if (raise_at_end) {
+        fflush(stdout);
+        raise(SIGTERM);
+    }
 }
 
 static void on_term(int sig)
@@ -130,7 +136,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "abort")) abort();
     if (!strcmp(mode, "forks")) return forks();
-    if (!strcmp(mode, "pthread_exit")) {
+    if (!strcmp(mode, "pthread_exit") || !strcmp(mode, "pthread_exit_raise")) {
+        raise_at_end = !strcmp(mode, "pthread_exit_raise");
         pthread_t t;
         atexit(at_end);
         pthread_create(&t, NULL, worker, NULL);
