@@ -40,6 +40,7 @@ static char **report_argv;
 static int report_argc;
 static _Atomic int written;
 static int stderr_copy = -1;
+static int stderr_closed;             /* fd 2 was not open at start: a later fd 2 is the program's */
 static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
@@ -59,7 +60,8 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
             if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
-    stderr_copy = hp_platform_dup_high(2);
+    stderr_closed = fcntl(2, F_GETFD) < 0;
+    stderr_copy = stderr_closed ? -1 : hp_platform_dup_high(2);
     /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
     if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
 }
@@ -224,7 +226,7 @@ static int stderr_fd(void)
     if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && now.st_dev == stderr_id.st_dev &&
         now.st_ino == stderr_id.st_ino && now.st_mode == stderr_id.st_mode)
         return stderr_copy;
-    return 2;
+    return stderr_closed ? -1 : 2;   /* -1: the report to stderr goes nowhere */
 }
 
 static void warn(const char *msg)

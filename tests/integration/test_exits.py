@@ -1,6 +1,8 @@
 """Every way a process ends gets its report, and ends exactly as it would without the profiler:
 same exit status, same signal, same output; the program's own signal handlers win."""
 import os
+import shutil
+import tempfile
 import signal
 import subprocess
 import sys
@@ -161,3 +163,22 @@ def test_report_into_a_closed_pipe_does_not_kill_the_program():
     profiled = run(["bash", "-c", script], fmt="table")
     assert plain.stdout.strip() == b"0", plain.stdout
     assert profiled.stdout.strip() == b"0", (profiled.stdout, profiled.stderr[-300:])
+
+
+def test_report_never_lands_in_the_programs_own_fd_2():
+    """A program started with fd 2 closed whose own file then gets number 2 found the report
+    appended to that file."""
+    d = tempfile.mkdtemp(prefix="hotpath-fd2-")
+    try:
+        log = os.path.join(d, "log")
+        script = 'exec 2>&-; exec sh -c \'exec 2>"$1"; echo log >&2\' sh "$1"'
+        plain = bare(["bash", "-c", script, "_", log])
+        with open(log, "rb") as f:
+            bare_log = f.read()
+        r = run(["bash", "-c", script, "_", log], fmt="table")
+        with open(log, "rb") as f:
+            profiled_log = f.read()
+        assert plain.returncode == r.returncode == 0
+        assert bare_log == profiled_log == b"log\n", profiled_log[:200]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
