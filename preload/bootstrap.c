@@ -169,9 +169,8 @@ static void find_identity(void)
     }
 }
 
-__attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
+static void start(int argc, char **argv)
 {
-    (void)envp;
     hp_resolve();
     if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
     if (!hp_hot.real.malloc || !hp_hot.real.usable_size || !hp_hot.real.pthread_create) return;
@@ -198,4 +197,13 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv, char **e
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     hp_server_start();
     self->guard--;
+}
+
+/* The program finds errno as the loader left it (start's probes fail with ENOENT on the way). */
+__attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    int saved = errno;
+    start(argc, argv);
+    errno = saved;
 }

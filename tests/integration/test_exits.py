@@ -57,6 +57,12 @@ def test_atexit_after_main_pthread_exit_can_raise():
     assert r.stdout == plain.stdout and r.stdout.endswith(b"atexit ran\n"), r.stdout
 
 
+def test_errno_at_main_as_bare():
+    plain = bare([target("exit_paths"), "errno"])
+    r = run([target("exit_paths"), "errno"], fmt="none")
+    assert plain.stdout == r.stdout == b"errno at main 0\n", r.stdout
+
+
 def test_underscore_exit():
     check_mode("_exit", 5)
 

@@ -8,6 +8,7 @@
  * thread is inside libunwind, taking a sampled allocation's stack).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -106,7 +107,12 @@ static void on_term(int sig)
 
 int main(int argc, char **argv)
 {
+    int errno_at_main = errno;
     const char *mode = argc > 1 ? argv[1] : "return";
+    if (!strcmp(mode, "errno")) {
+        printf("errno at main %d\n", errno_at_main);
+        return 0;
+    }
     marker(100000);
     printf("mode %s\n", mode);
     fflush(stdout);
