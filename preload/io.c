@@ -113,6 +113,7 @@ void hp_resolve_io(void)
     LOOKUP(vdprintf_chk, "__vdprintf_chk");
     LOOKUP(getline, "getline");
     LOOKUP(getdelim, "getdelim");
+    LOOKUP(getdelim_internal, "__getdelim");
     LOOKUP(fflush, "fflush");
     LOOKUP(fseek, "fseek");
     LOOKUP(fseeko, "fseeko");

@@ -111,6 +111,7 @@ struct hp_io_real {
     int (*vdprintf_chk)(int, int, const char *, va_list);
     ssize_t (*getline)(char **, size_t *, FILE *);
     ssize_t (*getdelim)(char **, size_t *, int, FILE *);
+    ssize_t (*getdelim_internal)(char **, size_t *, int, FILE *);   /* __getdelim */
     int (*fflush)(FILE *);
     int (*fseek)(FILE *, long, int);
     int (*fseeko)(FILE *, off_t, int);

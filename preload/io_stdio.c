@@ -193,6 +193,14 @@ HP_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
           r < 0 && stream_failed(f));
 }
 
+/* getline as an optimised build calls it (bits/stdio.h inlines getline into this) */
+HP_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+    EARLY_FAIL(-1);
+    STDIO(0, f, ssize_t, hp_hot.io.getdelim_internal(line, cap, delim, f), r > 0 ? r : 0,
+          r < 0 && stream_failed(f));
+}
+
 /* ---- writes ---- */
 
 HP_EXPORT size_t fwrite(const void *p, size_t size, size_t n, FILE *f)

@@ -198,10 +198,11 @@ def test_fortified_program_counted():
         size = os.path.getsize(path)
         assert t["written"] == size and t["lines"] == 100
         assert f["write"]["bytes"] == size and f["write"]["op_count"] == 100      # __fprintf_chk
-        # __fgets_chk + __read_chk + __fread_chk
-        assert f["read"]["bytes"] == t["fgets_bytes"] + t["read_bytes"] + t["fread_bytes"] == 3 * size
-        assert f["inst_count"] == 4
-        assert res(r.report, "stdout")["write"]["op_count"] == 5                 # __printf_chk
+        # __fgets_chk + __read_chk + __fread_chk + __getdelim (getline)
+        assert f["read"]["bytes"] == t["fgets_bytes"] + t["read_bytes"] + t["fread_bytes"] + \
+            t["getline_bytes"] == 4 * size
+        assert f["inst_count"] == 5
+        assert res(r.report, "stdout")["write"]["op_count"] == 6                 # __printf_chk
 
 
 def test_closefrom_then_open_gets_expected_numbers():
