@@ -270,11 +270,6 @@ void hp_cpu_thread_start(struct hp_thread *t)
     int saved = errno;
     t->guard++;
     note_stack(t);
-    /* libunwind's first backtrace on a thread makes its per-thread cache (pthread_setspecific,
-     * which allocates when the program has made many keys) and binds libunwind's lazy symbols: done
-     * here, not in a handler that may have interrupted malloc. */
-    void *warm[4];
-    hp_backtrace(warm, 4);
     int tid;
     uint32_t index = index_of(t, &tid);
     attach(t, index, tid);
@@ -337,6 +332,14 @@ void hp_cpu_start(struct hp_thread *main_thread)
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
         return;
     }
+    /* libunwind's first backtrace makes its thread-cache key (pthread_key_create) and binds its
+     * lazy symbols: here, in the constructor, while the process has few keys (a key numbered 32
+     * or more makes pthread_setspecific allocate on each thread's first sample, in the handler),
+     * not in a handler that may have interrupted malloc. */
+    void *warm[4];
+    main_thread->guard++;
+    hp_backtrace(warm, 4);
+    main_thread->guard--;
     hp_cpu_thread_start(main_thread);
 }
 
