@@ -266,11 +266,12 @@ fi
 
 # ==== I/O view block (issue 5): a 64-byte read from /dev/zero and write to /dev/null ====
 # build/bench/io_bench (scripts/io_bench.c) times, inside one process, the program's read/write
-# (the hook, when preloaded) against libc's own found directly, in many short alternating block
-# pairs: "added" is the median of the pairs' differences, so the ±100 ns drift of a 1.3 µs syscall
-# cancels. Run bare (both are libc's: the method's bias), under io_passthrough.so (a preload that
-# only forwards: what any interposition costs here), under libhotpath.so timing every call (the
-# default) and timing one call in ten. Medians over the rounds.
+# (the hook, when preloaded) against the same system call made directly, in many short
+# alternating block pairs: "added" is the median of the pairs' differences, so the ±100 ns drift
+# of a 1.3 µs syscall cancels. Run bare (libc's function over the bare system call: the method's
+# bias, subtracted from the others), under io_passthrough.so (a preload that only forwards to
+# libc), under libhotpath.so timing every call (the default) and timing one call in ten. Medians
+# over the rounds.
 IO_BIN=build/bench/io_bench
 IO_PASS=$PWD/build/bench/io_passthrough.so
 IO_N=${BENCH_IO_ITERATIONS:-400000}
