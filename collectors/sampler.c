@@ -46,7 +46,7 @@ static char process_comm[16];
 static _Atomic uint32_t wake_word, done_word;
 static _Atomic int launched;
 static _Atomic int sampler_tid;
-static _Atomic int report_requested;
+static _Atomic int report_requested, report_started;
 static void (*report_callback)(void), (*checkpoint_callback)(void);
 static _Atomic uint64_t last_rss, last_peak_rss;
 
@@ -276,6 +276,7 @@ static void *sampler_main(void *arg)
         hp_platform_wait(&wake_word, 0, &interval);
         atomic_store(&wake_word, 0);
         if (atomic_exchange(&report_requested, 0)) {
+            atomic_store(&report_started, 1);
             report_callback();
             atomic_store(&done_word, 1);
             hp_platform_wake(&done_word);
@@ -320,6 +321,7 @@ void hp_sampler_restart_in_child(void)
     atomic_flag_clear(&pass_lock.held);
     atomic_store(&sampler_tid, 0);
     atomic_store(&report_requested, 0);
+    atomic_store(&report_started, 0);
     atomic_store(&launched, 0);
     atomic_store(&wake_word, 0);
     atomic_store(&done_word, 0);
@@ -328,15 +330,19 @@ void hp_sampler_restart_in_child(void)
     launch();
 }
 
-int hp_sampler_report_from_signal(int timeout_ms)
+int hp_sampler_write_report(int start_ms, int finish_ms)
 {
     if (!atomic_load(&launched)) return -1;   /* one launched but not yet running will answer */
+    if (atomic_load(&sampler_tid) == hp_platform_gettid()) return -1;   /* asked by the sampler */
+    atomic_store(&done_word, 0);           /* a report before a failed exec was one already */
+    atomic_store(&report_started, 0);
     atomic_store(&report_requested, 1);
     atomic_store(&wake_word, 1);
     hp_platform_wake(&wake_word);
-    uint64_t deadline = hp_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    uint64_t start = hp_now_ns();
     while (!atomic_load(&done_word)) {
         uint64_t now = hp_now_ns();
+        uint64_t deadline = start + (uint64_t)(atomic_load(&report_started) ? finish_ms : start_ms) * 1000000u;
         if (now >= deadline) return -1;
         struct timespec left = { (time_t)((deadline - now) / 1000000000u), (long)((deadline - now) % 1000000000u) };
         hp_platform_wait(&done_word, 0, &left);

@@ -19,9 +19,11 @@ void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */
 void hp_sample(int final);
 void hp_sampler_figures(struct hp_process_figures *out);
-/* From a signal handler: have the sampler write the report, wait for it at most timeout_ms.
- * Async-signal-safe; returns 0 when the report was written. */
-int hp_sampler_report_from_signal(int timeout_ms);
+/* Have the sampler write the final report, and wait: at most start_ms for it to begin, finish_ms
+ * in all for it to end. For a program thread that may hold a libc lock (a signal handler, exit or
+ * _exit called from one). Async-signal-safe; returns 0 when the report was written, -1 when the
+ * sampler did not (not running, the caller is the sampler, or out of time). */
+int hp_sampler_write_report(int start_ms, int finish_ms);
 /* Whether tid is one of the profiler's own threads. */
 int hp_is_profiler_tid(int tid);
 /* The main thread called pthread_exit: glibc ends the process with exit(0) when its last thread

@@ -138,12 +138,16 @@ static void at_exit(void)
     if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
 }
 
-/* Profiler work on a program thread: the guard keeps the hooks from counting it. */
+/* Profiler work on a program thread: the guard keeps the hooks from counting it. The sampler
+ * writes the report when it runs: exit and _exit may be called from a signal handler that
+ * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
+ * through glibc, whose arena lock that malloc holds. It has 2 s to begin and a minute to end;
+ * otherwise (or with no sampler) the report is written here. */
 void hp_report_as_profiler(void)
 {
     struct hp_thread *t = hp_self;
     if (t) t->guard++;
-    hp_report_write_final();
+    if (hp_sampler_write_report(2000, 60000) != 0) hp_report_write_final();
     if (t) t->guard--;
 }
 

@@ -15,6 +15,7 @@
 #include "../report/report.h"
 #include "real.h"
 
+#define REPORT_START_MS 2000
 #define REPORT_TIMEOUT_MS 2000
 
 /* Ending signals whose default action kills the process: reported first, then the same death. */
@@ -44,7 +45,7 @@ static void on_report_signal(int sig)
     int saved = errno;
     if (getpid() == hp_pid) {
         hp_report_ending_signal(sig, hp_platform_gettid());
-        hp_sampler_report_from_signal(REPORT_TIMEOUT_MS);
+        hp_sampler_write_report(REPORT_START_MS, REPORT_TIMEOUT_MS);
     }
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);

@@ -188,3 +188,13 @@ def test_report_never_lands_in_the_programs_own_fd_2():
         assert bare_log == profiled_log == b"log\n", profiled_log[:200]
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_exit_from_a_handler_that_interrupted_malloc():
+    """_exit(7) in a SIGALRM handler while main is inside malloc: the report, written on that
+    thread, waited for glibc's arena lock the interrupted malloc held (3-7 runs in 10 hung). The
+    sampler writes it now."""
+    for _ in range(4):
+        r = run([target("exit_paths"), "exit_in_malloc"], timeout=30)
+        assert r.returncode == 7, r.returncode
+        assert row(r.report, "main")["alloc_count"] > 0

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sys/time.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +87,29 @@ static int forks(void)
     return 0;
 }
 
+/* exit_in_malloc: a SIGALRM handler ends the program with _exit(7) while main is most likely
+ * inside malloc or free, holding glibc's arena lock */
+static void exit_from_handler(int sig)
+{
+    (void)sig;
+    _exit(7);
+}
+
+static void churn_forever(void)
+{
+    signal(SIGALRM, exit_from_handler);
+    struct itimerval at = { { 0, 0 }, { 0, 300000 } };
+    setitimer(ITIMER_REAL, &at, NULL);
+    void *p[32];
+    for (;;) {
+        for (int i = 0; i < 32; i++) {
+            p[i] = malloc(16 + (size_t)(i * 977) % 5000);
+            memset(p[i], 1, 16);
+        }
+        for (int i = 0; i < 32; i++) free(p[i]);
+    }
+}
+
 static int raise_at_end;   /* pthread_exit_raise: the atexit handler ends the process by SIGTERM */
 
 static void at_end(void)
@@ -141,6 +165,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "abort")) abort();
+    if (!strcmp(mode, "exit_in_malloc")) churn_forever();
     if (!strcmp(mode, "forks")) return forks();
     if (!strcmp(mode, "pthread_exit") || !strcmp(mode, "pthread_exit_raise")) {
         raise_at_end = !strcmp(mode, "pthread_exit_raise");
