@@ -90,6 +90,8 @@ int hp_resolve(void)
     LOOKUP(mq_notify, "mq_notify");
     LOOKUP(prctl, "prctl");
     LOOKUP(fork, "fork");
+    LOOKUP(setsid, "setsid");
+    LOOKUP(daemon, "daemon");
     LOOKUP(exit_, "_exit");
     LOOKUP(Exit_, "_Exit");
     LOOKUP(sigaction, "sigaction");

@@ -14,6 +14,7 @@
 
 #include "../collectors/own_pipe.h"
 #include "../collectors/platform.h"
+#include "../report/report.h"
 #include "../report/http_server.h"
 #include "io_real.h"
 
@@ -122,6 +123,7 @@ HP_EXPORT int close(int fd)
     }
     if (__builtin_expect(hp_own_pipe_lost(fd), 0) && guarded()) return 0;   /* the program's now */
     if (hp_io_thread()) hp_io_close(fd);
+    if (fd == 2) hp_report_stderr_replaced();
     return hp_hot.io.close(fd);
 }
 
@@ -142,6 +144,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
+    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_report_stderr_replaced();
     if (first <= last && !guarded()) return close_range_sparing(first, last, flags);
     return hp_hot.io.close_range(first, last, flags);
 }
@@ -153,6 +156,7 @@ HP_EXPORT void closefrom(int low)
         return;
     }
     unsigned first = (unsigned)(low < 0 ? 0 : low);
+    if (first <= 2) hp_report_stderr_replaced();
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
     int own[2];
     if (guarded() || hp_own_pipe_within(first, UINT_MAX, own) == 0) {
@@ -185,6 +189,7 @@ HP_EXPORT int dup(int fd)
 static inline void taking(int newfd)
 {
     if (__builtin_expect(hp_own_pipe_has(newfd), 0) && !guarded()) hp_own_pipe_give(newfd);
+    if (newfd == 2) hp_report_stderr_replaced();
 }
 
 HP_EXPORT int dup2(int oldfd, int newfd)

@@ -17,6 +17,29 @@
 #include "../report/report.h"
 #include "real.h"
 
+/* Daemons: see hp_report_detach_stderr. */
+HP_EXPORT pid_t setsid(void)
+{
+    hp_resolve();
+    pid_t r = hp_hot.real.setsid();
+    if (r != -1 && hp_active) hp_report_new_session();
+    return r;
+}
+
+/* glibc's daemon() makes its setsid and dup2 calls internally, where no hook sees them. */
+HP_EXPORT int daemon(int nochdir, int noclose)
+{
+    hp_resolve();
+    int r = hp_hot.real.daemon(nochdir, noclose);
+    if (r == 0 && hp_active) {
+        int saved = errno;
+        hp_report_new_session();
+        if (!noclose) hp_report_detach_stderr();
+        errno = saved;
+    }
+    return r;
+}
+
 HP_EXPORT pid_t fork(void)
 {
     hp_resolve();

@@ -33,6 +33,8 @@ struct hp_real {
     int (*mq_notify)(int, const struct sigevent *);
     int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
     pid_t (*fork)(void);
+    pid_t (*setsid)(void);
+    int (*daemon)(int, int);
     void (*exit_)(int) __attribute__((noreturn));
     void (*Exit_)(int) __attribute__((noreturn));
     int (*sigaction)(int, const struct sigaction *, struct sigaction *);

@@ -41,6 +41,7 @@ static int report_argc;
 static _Atomic int written;
 static int stderr_copy = -1;
 static int stderr_closed;             /* fd 2 was not open at start: a later fd 2 is the program's */
+static _Atomic int new_session;       /* a session leader: hp_report_new_session */
 static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
@@ -61,9 +62,30 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
     stderr_closed = fcntl(2, F_GETFD) < 0;
+    if (getsid(0) == getpid()) atomic_store(&new_session, 1);   /* a daemon's exec'd server */
     stderr_copy = stderr_closed ? -1 : hp_platform_dup_high(2);
     /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
     if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
+}
+
+void hp_report_detach_stderr(void)
+{
+    struct stat st;
+    int fd = stderr_copy;
+    if (fd < 0 || fstat(fd, &st) != 0 || S_ISREG(st.st_mode)) return;
+    stderr_copy = -1;
+    stderr_closed = 1;
+    hp_platform_close(fd);
+}
+
+void hp_report_new_session(void)
+{
+    atomic_store(&new_session, 1);
+}
+
+void hp_report_stderr_replaced(void)
+{
+    if (atomic_load(&new_session)) hp_report_detach_stderr();
 }
 
 void hp_report_child_identity(int pid, uint64_t start_ns)

@@ -16,6 +16,15 @@
 void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv);
 /* The same in a fork child: its pid and start time. */
 void hp_report_child_identity(int pid, uint64_t start_ns);
+/* The process became a daemon (setsid, then its fd 2 replaced or closed; or daemon()): let go of
+ * the copy of the original stderr when that is a pipe, socket or terminal, whose reader would
+ * otherwise wait for the daemon to end (out=$(daemon) would not return). A report to stderr then
+ * goes nowhere; one to a regular file keeps its copy. */
+void hp_report_detach_stderr(void);
+/* setsid succeeded: from now on fd 2's replacement detaches stderr (hp_report_stderr_replaced). */
+void hp_report_new_session(void);
+/* The program closed or replaced fd 2. */
+void hp_report_stderr_replaced(void);
 /* The process image number (%n): 0 before any exec, carried across exec. */
 void hp_report_set_image(unsigned image);
 unsigned hp_report_image(void);

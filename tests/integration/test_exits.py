@@ -198,3 +198,15 @@ def test_exit_from_a_handler_that_interrupted_malloc():
         r = run([target("exit_paths"), "exit_in_malloc"], timeout=30)
         assert r.returncode == 7, r.returncode
         assert row(r.report, "main")["alloc_count"] > 0
+
+
+def test_daemon_does_not_hold_the_callers_stderr_pipe():
+    """A daemon child kept the profiler's copy of the caller's stderr pipe open, so a caller
+    capturing the output (out=$(daemon), subprocess.run) waited for the daemon to end."""
+    for mode in ("daemonize", "daemon3"):
+        start = time.monotonic()
+        r = subprocess.run([target("exit_paths"), mode], env=clean_env({"HOTPATH_OUTPUT_FORMAT": "table"}),
+                           capture_output=True, timeout=30)
+        took = time.monotonic() - start
+        assert r.returncode == 0, (mode, r.returncode)
+        assert took < 2.5, (mode, took)   # the daemon lives 3 s

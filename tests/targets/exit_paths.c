@@ -9,6 +9,7 @@
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/time.h>
 #include <signal.h>
@@ -110,6 +111,24 @@ static void churn_forever(void)
     }
 }
 
+/* daemonize / daemon3: the parent returns at once; the child becomes a daemon (setsid and
+ * /dev/null over 0-2 by hand, or daemon(3)) and lives 3 s more */
+static int become_daemon(int by_hand)
+{
+    if (by_hand) {
+        pid_t pid = fork();
+        if (pid != 0) return pid < 0;
+        setsid();
+        int null = open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < 3; fd++) dup2(null, fd);
+        if (null > 2) close(null);
+    } else if (daemon(1, 0) != 0) {
+        return 1;
+    }
+    sleep(3);
+    _exit(0);
+}
+
 static int raise_at_end;   /* pthread_exit_raise: the atexit handler ends the process by SIGTERM */
 
 static void at_end(void)
@@ -166,6 +185,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "abort")) abort();
     if (!strcmp(mode, "exit_in_malloc")) churn_forever();
+    if (!strcmp(mode, "daemonize") || !strcmp(mode, "daemon3")) return become_daemon(!strcmp(mode, "daemonize"));
     if (!strcmp(mode, "forks")) return forks();
     if (!strcmp(mode, "pthread_exit") || !strcmp(mode, "pthread_exit_raise")) {
         raise_at_end = !strcmp(mode, "pthread_exit_raise");
