@@ -40,7 +40,10 @@ void hp_alloc_init(void)
         hp_hot.real.free(p);
         if (usable != glibc_small_usable(small[i])) return;
     }
-    static const size_t sizes[] = { 1, 24, 25, 100, 1000, 4096, 100000, 200000, 1 << 20 };
+    /* the mmapped probe is above glibc's largest dynamic mmap threshold (32 MB): freeing a smaller
+     * mmapped block would raise the threshold, and the program's next blocks of up to that size
+     * would come from the heap instead of mmap */
+    static const size_t sizes[] = { 1, 24, 25, 100, 1000, 4096, 100000, (size_t)33 << 20 };
     int same = 1;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         void *p = hp_hot.real.malloc(sizes[i]);
