@@ -87,6 +87,11 @@ int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *))
     /* not SA_ONSTACK: a program's alternate stack may be small (Rust's, ~8 KB) or freed while
      * still registered (Ruby frees its main thread's); the handler checks its room instead */
     act.sa_flags = SA_SIGINFO | SA_RESTART;
+    /* the program's handlers wait until a sample is taken: one that ran inside it would find the
+     * thread's guard up, and its I/O and allocations would go uncounted. Faults stay deliverable. */
+    sigfillset(&act.sa_mask);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP };
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&act.sa_mask, faults[i]);
     hp_spin_lock(&signals_lock);
     program_view[SIGPROF] = cur;
     int r = hp_hot.real.sigaction(SIGPROF, &act, NULL);

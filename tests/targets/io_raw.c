@@ -6,6 +6,8 @@
  *
  *   io_raw            the single-threaded calls, then a thread cancelled while blocked in read
  *   io_raw selfcancel the single-threaded calls, then main cancels itself and reads: it ends there
+ *   io_raw handler PATH  a SIGALRM handler writes one byte to PATH every 200 us while main
+ *                     writes to /dev/null; prints "handler writes N"
  *   io_raw c11cancel  a C11 thread (thrd_create: glibc starts it without pthread_create's symbol)
  *                     cancels main while main is blocked in read: main ends there, status 0
  */
@@ -162,6 +164,35 @@ static void *blocked_reader(void *arg)
     return NULL;
 }
 
+static int handler_fd;
+static volatile long handler_writes;
+
+static void write_from_handler(int sig)
+{
+    (void)sig;
+    if (wr(handler_fd, "h", 1) == 1) handler_writes++;
+}
+
+static int writes_in_a_handler(const char *path)
+{
+    handler_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int null = open("/dev/null", O_WRONLY);
+    if (handler_fd < 0 || null < 0) return 2;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = write_from_handler;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = { { 0, 200 }, { 0, 200 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+    for (int i = 0; i < 300000; i++)
+        if (wr(null, "mm", 2) != 2) return 3;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    printf("handler writes %ld\n", handler_writes);
+    return 0;
+}
+
 static pthread_t main_thread;
 
 static int c11_canceller(void *arg)
@@ -175,6 +206,7 @@ static int c11_canceller(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "handler") == 0) return writes_in_a_handler(argv[2]);
     single_threaded_calls();
     int p[2];
     if (pipe(p) != 0) return 2;
