@@ -82,6 +82,12 @@ static uintptr_t interrupted_pc(void *ucv)
 #endif
 }
 
+/* A sample stands for its timer's overruns too. */
+static uint64_t sample_weight(int overrun)
+{
+    return 1 + (overrun > 0 ? (uint64_t)overrun : 0);
+}
+
 /* Unwinding takes up to ~12 KB of stack (measured). The handler runs on the interrupted stack
  * (no SA_ONSTACK), which near the end of a small thread stack, on a coroutine's stack or on an
  * alternate stack (when it interrupted a handler running there) may not have that much: such a
@@ -117,7 +123,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     if (!t) return;
     struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
     if (!b || !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;
-    uint64_t weight = 1 + (overrun > 0 ? (uint64_t)overrun : 0);
+    uint64_t weight = sample_weight(overrun);
     if (t->guard) {          /* the profiler's own work (a hook's slow path, the report) */
         count(&b->profiler, weight);
         return;
@@ -153,7 +159,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         struct hp_thread *t = hp_self;
         if (t && !room_to_unwind(t)) {   /* before take_sample's frame, which holds the frames */
             struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
-            if (b) count(&b->dropped, 1 + (si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0));
+            if (b) count(&b->dropped, sample_weight(si->si_overrun));
         } else {
             take_sample(ucv, si->si_overrun);
         }

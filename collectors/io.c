@@ -170,12 +170,12 @@ uint64_t hp_io_overflow(void)
 
 /* ---- the fd table (caller holds fd_lock) ---- */
 
-/* A slot changed: threads' cached lookups (hp_io_res_of) are stale. 0 is skipped: a new thread
- * state holds 0. */
+/* A slot changed: threads' cached lookups (hp_io_res_of) are stale. Only fd_lock's holder writes
+ * the generation; 0 is skipped (a new thread state's key is 0). */
 static void changed(void)
 {
-    if (atomic_fetch_add_explicit(&hp_hot.io_fd_gen, 1, memory_order_release) + 1 == 0)
-        atomic_fetch_add_explicit(&hp_hot.io_fd_gen, 1, memory_order_release);
+    uint32_t next = atomic_load_explicit(&hp_hot.io_fd_gen, memory_order_relaxed) + 1;
+    atomic_store_explicit(&hp_hot.io_fd_gen, next ? next : 1, memory_order_release);
 }
 
 static struct hp_fdtab *grow(unsigned fd)

@@ -126,18 +126,24 @@ void hp_io_socket_named(int fd, enum hp_io_role role, const struct sockaddr *pee
 
 /* ---- counting (the calling thread t is counting: not NULL, guard clear) ---- */
 
+/* The clock, with its source read from the hot page the hook reads anyway. */
+static inline uint64_t hp_io_ticks(void)
+{
+    return hp_ticks_from(hp_hot.ticks_are_tsc);
+}
+
 /* 0 when this call is not timed, else its start. */
 static inline uint64_t hp_io_start(struct hp_thread *t)
 {
     uint32_t period = hp_hot.io_period;
-    if (__builtin_expect(period == 1, 1)) return hp_ticks_from(hp_hot.ticks_are_tsc) | 1;
+    if (__builtin_expect(period == 1, 1)) return hp_io_ticks() | 1;
     if (period == 0) return 0;
     if (t->io_countdown) {
         t->io_countdown--;
         return 0;
     }
     t->io_countdown = period - 1;
-    return hp_ticks_from(hp_hot.ticks_are_tsc) | 1;
+    return hp_io_ticks() | 1;
 }
 
 static inline int hp_io_is_error(int err)
@@ -162,7 +168,7 @@ static inline uint64_t hp_io_time(struct hp_thread *t, uint64_t t0, uint64_t *ra
         *raw = 0;
         return 0;
     }
-    uint64_t dt = hp_ticks_from(hp_hot.ticks_are_tsc) - (t0 & ~(uint64_t)1);
+    uint64_t dt = hp_io_ticks() - (t0 & ~(uint64_t)1);
     if ((int64_t)dt < 0) dt = 0;
     uint64_t scaled = hp_hot.io_period == 1 ? dt : dt * hp_hot.io_period;
     hp_count(&t->io_ticks, scaled);

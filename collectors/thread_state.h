@@ -37,7 +37,7 @@ struct hp_thread {
     struct hp_io_res *volatile io_res;   /* generation then, and its record: hp_io_res_of */
     /* CPU profile (collectors/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
     struct hp_cpu_buf *cpu_buf;
-    uintptr_t stack_lo;          /* the lowest address of the thread's stack, 0 unknown: hp_cpu_note_stack */
+    uintptr_t stack_lo;          /* the lowest address of the thread's stack, 0 unknown (cpu_profile.c) */
 } __attribute__((aligned(64)));   /* no two threads' counters share a cache line */
 
 #if defined(__APPLE__)

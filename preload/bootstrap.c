@@ -140,6 +140,9 @@ static void at_exit(void)
     if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
 }
 
+#define FINAL_REPORT_START_MS 2000
+#define FINAL_REPORT_MAX_MS 60000
+
 /* Profiler work on a program thread: the guard keeps the hooks from counting it. The sampler
  * writes the report when it runs: exit and _exit may be called from a signal handler that
  * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
@@ -149,7 +152,7 @@ void hp_report_as_profiler(void)
 {
     struct hp_thread *t = hp_self;
     if (t) t->guard++;
-    if (hp_sampler_write_report(2000, 60000) != 0) hp_report_write_final();
+    if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) hp_report_write_final();
     if (t) t->guard--;
 }
 

@@ -7,15 +7,16 @@
  * Allowed (hp_hot.io_raw) only where the program can see no difference:
  * - x86-64 Linux, and every one of these functions that RTLD_NEXT found is glibc's own (no other
  *   interposer after us, whose function must run);
- * - the program is single-threaded: it has created no thread through pthread_create, no thread
- *   it made otherwise has reached a hook, and pthread_cancel was never called. glibc's function
- *   is then a cancellation point that no thread can act on, and glibc itself makes the bare
- *   system call in a single-threaded process. The first pthread_create or pthread_cancel, or a
- *   foreign thread's first hooked call, turns it off for good (hp_io_raw_off).
- * The result and errno are what glibc's function gives. Not covered: a thread the program
- * started some other way (a SIGEV_THREAD timer, raw clone) whose very first hooked call is a
- * pthread_cancel of the main thread while that thread is blocked in one of these calls: the read
- * goes on, where glibc's would have been cancelled. */
+ * - the program is single-threaded: glibc's function is then a cancellation point that no thread
+ *   can act on, and glibc itself makes the bare system call in a single-threaded process. The
+ *   first pthread_create, thrd_create, pthread_cancel, timer_create or mq_notify with
+ *   SIGEV_THREAD (preload/threads.c), or a foreign thread's first hooked call, turns it off for
+ *   good (hp_io_raw_off).
+ * The result and errno are what glibc's function gives. Not covered: a thread glibc starts on its
+ * own (aio, getaddrinfo_a) or a raw clone, whose very first hooked call is a pthread_cancel of
+ * the main thread while that thread is blocked in one of these calls, and a pthread_cancel
+ * reached without the hook (dlsym on libc): the read goes on, where glibc's would have been
+ * cancelled. */
 #ifndef HP_IO_RAW_H
 #define HP_IO_RAW_H
 

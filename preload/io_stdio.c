@@ -186,19 +186,23 @@ HP_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
     STDIO(0, f, ssize_t, hp_hot.io.getline(line, cap, f), r > 0 ? r : 0, r < 0 && stream_failed(f));
 }
 
+static ssize_t counted_getdelim(ssize_t (*real)(char **, size_t *, int, FILE *), char **line,
+                                size_t *cap, int delim, FILE *f)
+{
+    STDIO(0, f, ssize_t, real(line, cap, delim, f), r > 0 ? r : 0, r < 0 && stream_failed(f));
+}
+
 HP_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     EARLY_FAIL(-1);
-    STDIO(0, f, ssize_t, hp_hot.io.getdelim(line, cap, delim, f), r > 0 ? r : 0,
-          r < 0 && stream_failed(f));
+    return counted_getdelim(hp_hot.io.getdelim, line, cap, delim, f);
 }
 
 /* getline as an optimised build calls it (bits/stdio.h inlines getline into this) */
 HP_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     EARLY_FAIL(-1);
-    STDIO(0, f, ssize_t, hp_hot.io.getdelim_internal(line, cap, delim, f), r > 0 ? r : 0,
-          r < 0 && stream_failed(f));
+    return counted_getdelim(hp_hot.io.getdelim_internal, line, cap, delim, f);
 }
 
 /* ---- writes ---- */

@@ -40,7 +40,8 @@ static char **report_argv;
 static int report_argc;
 static _Atomic int written;
 static int stderr_copy = -1;
-static int stderr_closed;             /* fd 2 was not open at start: a later fd 2 is the program's */
+static int stderr_gone;               /* fd 2 was not open at start, or a daemon let it go: a
+                                       * later fd 2 is the program's, not the report's */
 static _Atomic int new_session;       /* a session leader: hp_report_new_session */
 static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
@@ -61,9 +62,9 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
             if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
     /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
      * and close-on-exec, within the descriptor limit. */
-    stderr_closed = fcntl(2, F_GETFD) < 0;
+    stderr_gone = fcntl(2, F_GETFD) < 0;
     if (getsid(0) == getpid()) atomic_store(&new_session, 1);   /* a daemon's exec'd server */
-    stderr_copy = stderr_closed ? -1 : hp_platform_dup_high(2);
+    stderr_copy = stderr_gone ? -1 : hp_platform_dup_high(2);
     /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
     if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
 }
@@ -74,7 +75,7 @@ void hp_report_detach_stderr(void)
     int fd = stderr_copy;
     if (fd < 0 || fstat(fd, &st) != 0 || S_ISREG(st.st_mode)) return;
     stderr_copy = -1;
-    stderr_closed = 1;
+    stderr_gone = 1;
     hp_platform_close(fd);
 }
 
@@ -248,7 +249,7 @@ static int stderr_fd(void)
     if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && now.st_dev == stderr_id.st_dev &&
         now.st_ino == stderr_id.st_ino && now.st_mode == stderr_id.st_mode)
         return stderr_copy;
-    return stderr_closed ? -1 : 2;   /* -1: the report to stderr goes nowhere */
+    return stderr_gone ? -1 : 2;   /* -1: the report to stderr goes nowhere */
 }
 
 static void warn(const char *msg)
