@@ -11,7 +11,7 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -pthread
 LIB_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fexceptions -ftls-model=initial-exec
-LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,--no-undefined -ldl -lunwind -lm -pthread
+LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -lunwind -lm -pthread
 # libiberty (static, its symbols kept private): the allocation-free C++ demangler.
 LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 

@@ -104,10 +104,32 @@ static int room_to_unwind(const struct hp_thread *t)
     return 0;
 }
 
-/* The calling thread's stack, for room_to_unwind (guard up: glibc allocates here, and reads
- * /proc/self/maps for the main thread). */
-static void note_stack(struct hp_thread *t)
+/* The calling thread's stack, for room_to_unwind. A thread started through the pthread_create
+ * hook has its stack's plan in its record (thread_start.c): a stack of the program's own is known
+ * exactly; for one glibc allocates, x86-64 glibc puts the thread's descriptor (the thread
+ * pointer) at the top of the block, so the bottom is at most the size asked for below it, plus
+ * the descriptor (2.3 KB in glibc 2.36; STACK_TOP_SLACK allows for growth). A cached stack reused
+ * for the thread may be larger: the bound is then higher than the real one, which is the safe
+ * side. That needs no memory, where pthread_getattr_np allocates (its affinity set), which in a
+ * thread that never allocated makes glibc set up an arena of its own: 64 MiB of address space.
+ * Other threads (the main thread, C11 threads, threads found running) use pthread_getattr_np,
+ * guard up (for the main thread it reads /proc/self/maps). */
+#define STACK_TOP_SLACK (8 * 1024)
+
+static void note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_size)
 {
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (plan_addr && plan_addr < sp && sp - plan_addr < plan_size) {
+        t->stack_lo = plan_addr;
+        return;
+    }
+#if defined(__x86_64__) && defined(__GLIBC__)
+    uintptr_t top = (uintptr_t)__builtin_thread_pointer() + STACK_TOP_SLACK;
+    if (!plan_addr && plan_size && plan_size < top && sp < top && top - plan_size < sp) {
+        t->stack_lo = top - plan_size;
+        return;
+    }
+#endif
     pthread_attr_t attr;
     void *addr;
     size_t size;
@@ -187,7 +209,9 @@ static struct hp_cpu_buf *claim_buf(void)
         if (b->words == slot_words && atomic_compare_exchange_strong(&b->state, &expect, BUF_CLAIMED))
             return b;
     }
-    struct hp_cpu_buf *b = hp_alloc(sizeof *b + sizeof(uintptr_t) * RING * slot_words);
+    /* pages, not the profiler's heap: this runs in the new thread, and mimalloc would give each
+     * thread that allocates a heap and segment of its own (32 MiB of address space apiece) */
+    struct hp_cpu_buf *b = hp_pages(sizeof *b + sizeof(uintptr_t) * RING * slot_words);
     if (!b) return NULL;
     b->words = slot_words;
     atomic_store(&b->state, BUF_CLAIMED);
@@ -255,19 +279,27 @@ static void attach(struct hp_thread *t, uint32_t index, int tid)
     }
 }
 
-/* The thread's creation order and tid, from its record (no gettid system call). */
-static uint32_t index_of(const struct hp_thread *t, int *tid)
+/* What the thread's record says: its creation order, tid and stack plan (no gettid call). */
+struct record_facts {
+    uint32_t index;
+    int tid;
+    uintptr_t stack_addr;
+    size_t stack_size;
+};
+
+static struct record_facts record_facts(const struct hp_thread *t)
 {
-    uint32_t index = 0;
-    *tid = 0;
+    struct record_facts f = { 0, 0, 0, 0 };
     hp_registry_lock();
     if (t->record != HP_NO_RECORD) {
         const struct hp_record *r = hp_record_at(t->record);
-        index = r->index;
-        *tid = r->tid;
+        f.index = r->index;
+        f.tid = r->tid;
+        f.stack_addr = r->stack_addr;
+        f.stack_size = r->stack_size;
     }
     hp_registry_unlock();
-    return index;
+    return f;
 }
 
 void hp_cpu_thread_start(struct hp_thread *t)
@@ -275,10 +307,9 @@ void hp_cpu_thread_start(struct hp_thread *t)
     if (!t || !atomic_load(&cpu_on) || t->cpu_buf) return;
     int saved = errno;
     t->guard++;
-    note_stack(t);
-    int tid;
-    uint32_t index = index_of(t, &tid);
-    attach(t, index, tid);
+    struct record_facts f = record_facts(t);
+    note_stack(t, f.stack_addr, f.stack_size);
+    attach(t, f.index, f.tid);
     t->guard--;
     errno = saved;
 }

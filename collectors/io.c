@@ -32,6 +32,8 @@ static struct hp_io_res *recs[MAX_RES];
 static _Atomic uint32_t nrec;
 static struct hp_io_res *chunk;
 static uint32_t chunk_used = CHUNK;
+static char *names;               /* the records' strings, page-backed like them */
+static size_t names_left;
 static struct hp_io_res other;
 static _Atomic int other_used;
 static _Atomic uint64_t overflow;
@@ -104,6 +106,26 @@ static struct hp_io_res *probe(const char *key, uint32_t h, uint32_t *slot)
     return NULL;
 }
 
+/* A record's string, kept as long as the record: in pages, not in the profiler's heap, because
+ * this runs in the program's threads, and mimalloc gives each thread that allocates a heap and a
+ * segment of its own (32 MiB of address space apiece). Caller holds res_lock. */
+static char *keep_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (n > names_left) {
+        size_t size = 64 * 1024;
+        char *c = n <= size ? hp_pages(size) : NULL;
+        if (!c) return NULL;
+        names = c;
+        names_left = size;
+    }
+    char *d = names;
+    memcpy(d, s, n);
+    names += n;
+    names_left -= n;
+    return d;
+}
+
 /* caller holds res_lock */
 static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp_io_name *n)
 {
@@ -115,13 +137,8 @@ static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp
         chunk = c;
         chunk_used = 0;
     }
-    char *k = hp_strdup(key), *p = hp_strdup(n->pattern), *f = hp_strdup(n->name);
-    if (!k || !p || !f) {
-        hp_free(k);
-        hp_free(p);
-        hp_free(f);
-        return NULL;
-    }
+    char *k = keep_string(key), *p = k ? keep_string(n->pattern) : NULL, *f = p ? keep_string(n->name) : NULL;
+    if (!f) return NULL;
     struct hp_io_res *r = &chunk[chunk_used++];
     r->key = k;
     r->pattern = p;

@@ -125,7 +125,8 @@ static struct hp_thread *new_state(void)
 __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));
 #endif
 
-uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg)
+uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg,
+                             uintptr_t stack_addr, size_t stack_size)
 {
     hp_spin_lock(&lock);
     uint32_t rec = add_record();
@@ -134,6 +135,8 @@ uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void
         copy_name(r->inherited, creator_comm);
         r->start_fn = fn;
         r->start_arg = arg;
+        r->stack_addr = stack_addr;
+        r->stack_size = stack_size;
     }
     hp_spin_unlock(&lock);
     return rec;

@@ -42,6 +42,8 @@ struct hp_record {
     struct hp_thread *state;
     void *(*start_fn)(void *);      /* what the thread runs, until it has started */
     void *start_arg;
+    uintptr_t stack_addr;           /* the stack asked for at creation: the program's own stack's */
+    size_t stack_size;              /* lowest address (0: glibc allocates it), its size (0: unknown) */
 };
 
 /* Exited threads beyond HOTPATH_EXITED_THREADS_LIMIT, folded into one row per name. */
@@ -66,8 +68,9 @@ void hp_record_name(const struct hp_record *r, char *out, size_t size);
 int hp_registry_name_of_tid(int tid, char *out, size_t size);
 
 /* A thread is about to be created: its record is made now so its index is its creation order,
- * and holds what the thread will run (no allocation needed to pass it along). */
-uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg);
+ * and holds what the thread will run and on what stack (no allocation needed to pass it along). */
+uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg,
+                             uintptr_t stack_addr, size_t stack_size);
 void hp_registry_unreserve(uint32_t rec);
 /* pthread_create returned: the parent knows the pthread_t before the thread may have run. */
 void hp_registry_created(uint32_t rec, unsigned long pthread);

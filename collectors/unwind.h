@@ -11,8 +11,9 @@
 
 /* Up to max return addresses, innermost first; t may be NULL. */
 unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t);
-/* unw_backtrace, counted: every call into libunwind goes through here (the SIGPROF handler too;
- * lock-free). 0 frames in a fork child that may have inherited libunwind's locks held. */
+/* Return addresses, innermost first, from around the caller on (the first may be in the caller
+ * or in its caller): every call into libunwind goes through here (the SIGPROF handler too). 0
+ * frames in a fork child that may have inherited libunwind's locks held. */
 int hp_backtrace(void **out, int max);
 /* In a fork child: when another thread of the parent was inside libunwind at the fork, its locks
  * may stay held forever here, so this process takes no more stacks. */

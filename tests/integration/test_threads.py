@@ -1,4 +1,7 @@
 """Threads view against known truth: allocations per thread, CPU time, exited threads, names."""
+import shutil
+import tempfile
+
 from harness import assert_header_sums, bare, row, rows, run, target
 
 # glibc rounds a request up to its chunk size: at most 24 bytes more usable space per block
@@ -206,3 +209,31 @@ def test_exited_threads_limit_setting():
     assert len(workers) - len(folded) <= 10
     assert sum(t["exited_threads"] for t in folded) >= 90
     assert_header_sums(r.report)
+
+
+def footprint(n, preload):
+    """VmSize and VmRSS (kB) of thread_footprint with n threads parked, bare or preloaded."""
+    d = tempfile.mkdtemp(prefix="hotpath-footprint-")
+    try:
+        cmd = [target("thread_footprint"), str(n), d]
+        r = run(cmd, fmt="none") if preload else bare(cmd)
+        assert r.returncode == 0, r.stderr
+        words = r.stdout.decode().split()
+        return int(words[3]), int(words[5])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_each_thread_costs_little_memory():
+    # Per thread of a pool (each opens a file, takes a new lock, is sampled): what the preload adds
+    # to its address space and resident memory, from the slope between 20 and 120 threads, so the
+    # profiler's fixed cost cancels. Once this was 33 MiB of address space (a heap segment of the
+    # profiler's allocator per thread, glibc arenas) and 370 KB resident (libunwind's table).
+    slopes = {}
+    for preload in (False, True):
+        (v1, r1), (v2, r2) = footprint(20, preload), footprint(120, preload)
+        slopes[preload] = ((v2 - v1) / 100, (r2 - r1) / 100)
+    vsz_added = slopes[True][0] - slopes[False][0]
+    rss_added = slopes[True][1] - slopes[False][1]
+    assert vsz_added < 2048, (vsz_added, slopes)
+    assert rss_added < 128, (rss_added, slopes)
