@@ -31,15 +31,28 @@ int hp_own_pipe_lost(int fd)
                        fd == atomic_load_explicit(&lost[1], memory_order_relaxed));
 }
 
-void hp_own_pipe_give(int fd)
+/* The pipe is lost: no more stacks, and both ends closed but keep (the program's now). */
+static int give_away(int keep)
 {
-    if (!hp_own_pipe_has(fd)) return;
     hp_unwind_stop();
     int ends[2] = { atomic_exchange(&live[0], -1), atomic_exchange(&live[1], -1) };
     atomic_store(&lost[0], ends[0]);
     atomic_store(&lost[1], ends[1]);
+    int closed = 0;
     for (int i = 0; i < 2; i++)
-        if (ends[i] >= 0 && ends[i] != fd) syscall(SYS_close, ends[i]);   /* still ours: free it */
+        if (ends[i] >= 0 && ends[i] != keep) closed += syscall(SYS_close, ends[i]) == 0;   /* still ours: free it */
+    return closed;
+}
+
+void hp_own_pipe_give(int fd)
+{
+    if (hp_own_pipe_has(fd)) give_away(fd);
+}
+
+int hp_own_pipe_release(void)
+{
+    if (atomic_load(&live[0]) < 0 && atomic_load(&live[1]) < 0) return 0;
+    return give_away(-1) > 0;
 }
 
 void hp_own_pipe_forget(int fd)

@@ -21,6 +21,9 @@ int hp_own_pipe_has(int fd);
 int hp_own_pipe_lost(int fd);
 /* The program is about to take fd (dup2/dup3 onto an end). */
 void hp_own_pipe_give(int fd);
+/* The program ran out of descriptors (preload/fd_room.c): the pipe is closed, and the profiler
+ * takes no more stacks. Returns 1 when a descriptor was freed. */
+int hp_own_pipe_release(void);
 /* The profiler's own open or pipe got fd: it is no lost number any more. */
 void hp_own_pipe_forget(int fd);
 /* The live ends within [first, last], ascending, in out; returns how many (0 to 2). */

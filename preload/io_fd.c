@@ -16,6 +16,7 @@
 #include "../collectors/platform.h"
 #include "../report/report.h"
 #include "../report/http_server.h"
+#include "fd_room.h"
 #include "io_real.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -51,65 +52,65 @@ HP_EXPORT int open(const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, AT_FDCWD, path, flags, mode);
-    return opened(hp_hot.io.open(path, flags, mode), AT_FDCWD, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.open(path, flags, mode)), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int open64(const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, AT_FDCWD, path, flags, mode);
-    return opened(hp_hot.io.open64(path, flags, mode), AT_FDCWD, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.open64(path, flags, mode)), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, dirfd, path, flags, mode);
-    return opened(hp_hot.io.openat(dirfd, path, flags, mode), dirfd, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.openat(dirfd, path, flags, mode)), dirfd, path, flags);
 }
 
 HP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
     MODE_ARG(flags);
     EARLY(SYS_openat, dirfd, path, flags, mode);
-    return opened(hp_hot.io.openat64(dirfd, path, flags, mode), dirfd, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.openat64(dirfd, path, flags, mode)), dirfd, path, flags);
 }
 
 HP_EXPORT int creat(const char *path, mode_t mode)
 {
     EARLY(SYS_creat, path, mode);
-    return opened(hp_hot.io.creat(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
+    return opened(HP_WITH_ROOM(hp_hot.io.creat(path, mode)), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
 }
 
 HP_EXPORT int creat64(const char *path, mode_t mode)
 {
     EARLY(SYS_creat, path, mode);
-    return opened(hp_hot.io.creat64(path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
+    return opened(HP_WITH_ROOM(hp_hot.io.creat64(path, mode)), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC);
 }
 
 /* _FORTIFY_SOURCE forms: no mode (glibc fails them when one is needed). */
 HP_EXPORT int __open_2(const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_hot.io.open_2(path, flags), AT_FDCWD, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.open_2(path, flags)), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int __open64_2(const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_hot.io.open64_2(path, flags), AT_FDCWD, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.open64_2(path, flags)), AT_FDCWD, path, flags);
 }
 
 HP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_hot.io.openat_2(dirfd, path, flags), dirfd, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.openat_2(dirfd, path, flags)), dirfd, path, flags);
 }
 
 HP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
     EARLY_FAIL(-1);
-    return opened(hp_hot.io.openat64_2(dirfd, path, flags), dirfd, path, flags);
+    return opened(HP_WITH_ROOM(hp_hot.io.openat64_2(dirfd, path, flags)), dirfd, path, flags);
 }
 
 /* ---- close family: the slot is cleared before the descriptor is free for reuse ---- */
@@ -182,7 +183,7 @@ static inline int duped(int oldfd, int r)
 HP_EXPORT int dup(int fd)
 {
     EARLY(SYS_dup, fd);
-    return duped(fd, hp_hot.io.dup(fd));
+    return duped(fd, HP_WITH_ROOM(hp_hot.io.dup(fd)));
 }
 
 /* The program takes newfd, an end of the profiler's own pipe perhaps (own_pipe.h). */
@@ -213,7 +214,7 @@ HP_EXPORT int dup3(int oldfd, int newfd, int flags)
     void *arg = va_arg(ap, void *);                                                             \
     va_end(ap);                                                                                 \
     EARLY(SYS_fcntl, fd, cmd, arg);                                                             \
-    int r = REAL(fd, cmd, arg);                                                                 \
+    int r = HP_WITH_ROOM(REAL(fd, cmd, arg));                                                                 \
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) duped(fd, r);                                 \
     return r;
 
@@ -250,13 +251,13 @@ static inline int piped(int r, int fds[2])
 HP_EXPORT int pipe(int fds[2])
 {
     EARLY(SYS_pipe2, fds, 0);
-    return piped(hp_hot.io.pipe(fds), fds);
+    return piped(HP_WITH_ROOM(hp_hot.io.pipe(fds)), fds);
 }
 
 HP_EXPORT int pipe2(int fds[2], int flags)
 {
     EARLY(SYS_pipe2, fds, flags);
-    return piped(hp_hot.io.pipe2(fds, flags), fds);
+    return piped(HP_WITH_ROOM(hp_hot.io.pipe2(fds, flags)), fds);
 }
 
 /* ---- sockets ---- */
@@ -271,13 +272,13 @@ static inline int fresh(int r)
 HP_EXPORT int socket(int domain, int type, int protocol)
 {
     EARLY(SYS_socket, domain, type, protocol);
-    return fresh(hp_hot.io.socket(domain, type, protocol));
+    return fresh(HP_WITH_ROOM(hp_hot.io.socket(domain, type, protocol)));
 }
 
 HP_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 {
     EARLY(SYS_socketpair, domain, type, protocol, sv);
-    int r = hp_hot.io.socketpair(domain, type, protocol, sv);
+    int r = HP_WITH_ROOM(hp_hot.io.socketpair(domain, type, protocol, sv));
     if (r == 0 && hp_io_thread()) {
         int saved = errno;
         struct hp_io_name n;
@@ -303,14 +304,14 @@ HP_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
     EARLY(SYS_accept, fd, addr, len);
     socklen_t cap = addr && len ? *len : 0;
-    return accepted(hp_hot.io.accept(fd, addr, len), addr, len, cap);
+    return accepted(HP_WITH_ROOM(hp_hot.io.accept(fd, addr, len)), addr, len, cap);
 }
 
 HP_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
     EARLY(SYS_accept4, fd, addr, len, flags);
     socklen_t cap = addr && len ? *len : 0;
-    return accepted(hp_hot.io.accept4(fd, addr, len, flags), addr, len, cap);
+    return accepted(HP_WITH_ROOM(hp_hot.io.accept4(fd, addr, len, flags)), addr, len, cap);
 }
 
 HP_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
@@ -362,35 +363,35 @@ HP_EXPORT int listen(int fd, int backlog)
 HP_EXPORT int eventfd(unsigned int count, int flags)
 {
     EARLY(SYS_eventfd2, count, flags);
-    return fresh(hp_hot.io.eventfd(count, flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.eventfd(count, flags)));
 }
 
 HP_EXPORT int epoll_create1(int flags)
 {
     EARLY(SYS_epoll_create1, flags);
-    return fresh(hp_hot.io.epoll_create1(flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.epoll_create1(flags)));
 }
 
 HP_EXPORT int timerfd_create(int clock, int flags)
 {
     EARLY(SYS_timerfd_create, clock, flags);
-    return fresh(hp_hot.io.timerfd_create(clock, flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.timerfd_create(clock, flags)));
 }
 
 HP_EXPORT int signalfd(int fd, const void *mask, int flags)
 {
     EARLY_FAIL(-1);
-    return fresh(hp_hot.io.signalfd(fd, mask, flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.signalfd(fd, mask, flags)));
 }
 
 HP_EXPORT int memfd_create(const char *name, unsigned int flags)
 {
     EARLY(SYS_memfd_create, name, flags);
-    return fresh(hp_hot.io.memfd_create(name, flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.memfd_create(name, flags)));
 }
 
 HP_EXPORT int inotify_init1(int flags)
 {
     EARLY(SYS_inotify_init1, flags);
-    return fresh(hp_hot.io.inotify_init1(flags));
+    return fresh(HP_WITH_ROOM(hp_hot.io.inotify_init1(flags)));
 }

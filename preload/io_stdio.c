@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fd_room.h"
 #include "io_real.h"
 
 /* glibc's FILE (libio.h, stable ABI): a stream backed by a descriptor has _IO_IS_FILEBUF; errors
@@ -63,13 +64,13 @@ static inline FILE *fopened(FILE *f, const char *path)
 HP_EXPORT FILE *fopen(const char *path, const char *mode)
 {
     EARLY_FAIL(NULL);
-    return fopened(hp_hot.io.fopen(path, mode), path);
+    return fopened(HP_WITH_ROOM_PTR(hp_hot.io.fopen(path, mode)), path);
 }
 
 HP_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
     EARLY_FAIL(NULL);
-    return fopened(hp_hot.io.fopen64(path, mode), path);
+    return fopened(HP_WITH_ROOM_PTR(hp_hot.io.fopen64(path, mode)), path);
 }
 
 /* freopen closes the stream's descriptor and opens path in its place (usually the same number). */

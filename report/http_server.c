@@ -66,6 +66,8 @@ static struct client clients[MAX_CLIENTS];
 static char token[HP_TOKEN_MAX];
 static int token_auto;
 static _Atomic int server_tid;
+static _Atomic int given_up;                /* the program ran out of descriptors: hold none */
+static _Atomic int holds_none;             /* the server thread has closed all it held */
 static int registered_pid;
 static uint64_t start_unix_ms;
 
@@ -460,6 +462,15 @@ static void check_listener(uint64_t now)
     }
 }
 
+/* The program ran out of descriptors (hp_server_give_up): close everything, serve no more. */
+static void let_go(void)
+{
+    if (listen_fd >= 0 && still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
+    listen_fd = -1;
+    for (int i = 0; i < MAX_CLIENTS; i++) drop(&clients[i]);
+    atomic_store(&holds_none, 1);
+}
+
 static void *server_main(void *arg)
 {
     (void)arg;
@@ -469,6 +480,11 @@ static void *server_main(void *arg)
     struct client *who[MAX_CLIENTS + 1];
     for (;;) {
         atomic_fetch_add(&server_turns, 1);
+        if (atomic_load(&given_up)) {
+            let_go();
+            poll(NULL, 0, 1000);
+            continue;
+        }
         uint64_t now = hp_now_ns();
         check_listener(now);
         int n = 0, free_slot = 0;
@@ -567,9 +583,25 @@ void hp_server_exec_failed(void)
     if (registered_pid && registered_pid == getpid() && listen_fd >= 0) register_process();
 }
 
+int hp_server_give_up(void)
+{
+    if (atomic_exchange(&given_up, 1)) return 0;
+    int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
+    if (!atomic_load(&server_tid)) {            /* no server thread: the listener, if any */
+        if (fd < 0) return 0;
+        let_go();
+        return 1;
+    }
+    if (fd >= 0 && still_ours(fd, listen_ino)) syscall(SYS_shutdown, fd, SHUT_RDWR);   /* wakes its poll */
+    /* the server's poll returns at once, or within its 250 ms turn when the listener was not in it */
+    struct timespec ms = { 0, 1000000 };
+    for (int i = 0; i < 500 && !atomic_load(&holds_none); i++) nanosleep(&ms, NULL);
+    return atomic_load(&holds_none);
+}
+
 void hp_server_restart_in_child(void)
 {
-    if (hp_config.server_off || hp_config.auth_bad) return;
+    if (hp_config.server_off || hp_config.auth_bad || atomic_load(&given_up)) return;
     /* the parent's sockets: our copies only */
     sys_close(listen_fd);
     listen_fd = -1;

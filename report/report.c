@@ -79,6 +79,15 @@ void hp_report_detach_stderr(void)
     hp_platform_close(fd);
 }
 
+int hp_report_release_stderr(void)
+{
+    if (atomic_load(&written)) return 0;    /* the final report may be writing to it */
+    int fd = __atomic_exchange_n(&stderr_copy, -1, __ATOMIC_ACQ_REL);
+    if (fd < 0) return 0;
+    hp_platform_close(fd);
+    return 1;
+}
+
 void hp_report_new_session(void)
 {
     atomic_store(&new_session, 1);

@@ -21,6 +21,10 @@ void hp_report_child_identity(int pid, uint64_t start_ns);
  * otherwise wait for the daemon to end (out=$(daemon) would not return). A report to stderr then
  * goes nowhere; one to a regular file keeps its copy. */
 void hp_report_detach_stderr(void);
+/* The program ran out of descriptors (preload/fd_room.c): the copy of stderr is closed and the
+ * report goes to fd 2 as it stands then. Not once the final report has begun. Returns 1 when a
+ * descriptor was freed. */
+int hp_report_release_stderr(void);
 /* setsid succeeded: from now on fd 2's replacement detaches stderr (hp_report_stderr_replaced). */
 void hp_report_new_session(void);
 /* The program closed or replaced fd 2. */

@@ -50,6 +50,20 @@ def test_small_rlimit_never_meets_emfile_because_of_the_profiler():
     assert b"threads - Thread CPU" in r.stderr         # the report itself is still written
 
 
+def test_a_program_that_runs_out_of_descriptors_gets_as_many_as_bare():
+    """DESIGN.md rule 12: the profiler's own descriptors (its copy of stderr, libunwind's pipe, the
+    metrics server's socket) sit under the limit; at the program's first EMFILE they are let go
+    and the call is made again, so the program gets every number (it got 4 fewer before)."""
+    cmd = ["sh", "-c", "ulimit -n 300 && exec " + target("fd_hygiene") + " exhaust"]
+    plain = bare(cmd)
+    assert plain.returncode == 0 and plain.stdout.startswith(b"opened "), plain
+    r = run(cmd, fmt="table")
+    assert r.returncode == 0, r.stderr
+    count = lambda out: out.split()[:2] + out.split()[4:]    # opened N ... error ...
+    assert count(r.stdout) == count(plain.stdout), (r.stdout, plain.stdout)
+    assert b"threads - Thread CPU" in r.stderr         # the report went to fd 2 instead
+
+
 def test_checkpoint_survives_sigkill():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "report.json")

@@ -10,15 +10,20 @@
  *              numbers (where the profiler keeps libunwind's pipe), write "mine\n", then make the
  *              profiler unwind stacks (allocations, new locks, CPU in two threads): prints the
  *              file's size, its offset, how many of the 64 numbers still name it and how many
- *              of them close */
+ *              of them close
+ *   exhaust    lock a new mutex (libunwind's pipe is made), then take descriptors until EMFILE,
+ *              by turns with open, socket, dup, fopen and pipe: prints how many it got, the
+ *              highest number and the error */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +85,34 @@ static int takeover(void)
     return 0;
 }
 
+/* One more descriptor by the turn's means: its number, or -1 (errno set). */
+static int take(int turn)
+{
+    int fds[2];
+    FILE *f;
+    switch (turn % 5) {
+    case 0: return open("/dev/null", O_RDONLY);
+    case 1: return socket(AF_INET, SOCK_STREAM, 0);
+    case 2: return dup(0);
+    case 3: return (f = fopen("/dev/null", "r")) ? fileno(f) : -1;
+    default: return pipe(fds) == 0 ? fds[1] : -1;
+    }
+}
+
+static int exhaust(void)
+{
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+    int n = 0, highest = -1, fd;
+    for (int turn = 0; (fd = take(turn)) >= 0; turn++) {
+        n += turn % 5 == 4 ? 2 : 1;
+        if (fd > highest) highest = fd;
+    }
+    printf("opened %d highest %d error %s\n", n, highest, strerror(errno));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "closeall";
@@ -113,6 +146,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "takeover")) return takeover();
+    if (!strcmp(mode, "exhaust")) return exhaust();
     if (!strcmp(mode, "sleep")) {
         static void *volatile kept;
         kept = malloc(123456);

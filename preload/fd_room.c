@@ -1,0 +1,21 @@
+/* fd_room.c — see fd_room.h. */
+#include "fd_room.h"
+
+#include "../collectors/own_pipe.h"
+#include "../report/http_server.h"
+#include "../report/report.h"
+#include "real.h"
+
+int hp_fd_room(void)
+{
+    struct hp_thread *t = hp_self;
+    if (!hp_active || (t && t->guard)) return 0;   /* the profiler's own call: EMFILE stands */
+    int saved = errno;
+    if (t) t->guard++;
+    int freed = hp_server_give_up();
+    freed |= hp_own_pipe_release();
+    freed |= hp_report_release_stderr();
+    if (t) t->guard--;
+    errno = saved;
+    return freed;
+}
