@@ -43,6 +43,30 @@ void hp_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *
     }
 }
 
+struct module_query {
+    uintptr_t addr;
+    const char *path;
+};
+
+static int holds(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct module_query *q = data;
+    uintptr_t lo, hi;
+    hp_module_range(info, &lo, &hi);
+    if (q->addr < lo || q->addr >= hi) return 0;
+    q->path = info->dlpi_name ? info->dlpi_name : "";
+    return 1;
+}
+
+int hp_module_of(const void *addr, const char **path)
+{
+    struct module_query q = { (uintptr_t)addr, NULL };
+    dl_iterate_phdr(holds, &q);
+    *path = q.path;
+    return q.path != NULL;
+}
+
 static int count_one(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)info;

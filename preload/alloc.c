@@ -2,12 +2,12 @@
  * the block to the calling thread's counters: two plain stores into thread-local memory, no lock,
  * no syscall. Frees count the usable size too, so the process's Diff is its live heap exactly. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collectors/unloaded.h"
 #include "alloc_count.h"
 
 /* glibc's usable size of a small block (not mmapped): the request plus its size field, rounded
@@ -29,9 +29,8 @@ static size_t glibc_small_usable(size_t n)
  * malloc_usable_size. */
 void hp_alloc_init(void)
 {
-    Dl_info info;
-    if (!dladdr((void *)hp_hot.real.malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "/libc.so"))
-        return;
+    const char *path;
+    if (!hp_module_of((void *)hp_hot.real.malloc, &path) || !strstr(path, "/libc.so")) return;
     static const size_t small[] = { 1, 24, 25, 100, 1000, 4096 };
     for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
         void *p = hp_hot.real.malloc(small[i]);

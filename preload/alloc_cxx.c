@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../collectors/memory_heap.h"
+#include "../collectors/unloaded.h"
 #include "alloc_count.h"
 
 typedef void *(*new_fn)(size_t);
@@ -118,8 +119,8 @@ static void *find_next(const char *name)
 static __attribute__((noinline, cold)) void *resolve(enum op op)
 {
     void *fn = find_next(names[op]);
-    Dl_info info;
-    via_malloc[op] = !fn || (dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "/libstdc++"));
+    const char *path;
+    via_malloc[op] = !fn || (hp_module_of(fn, &path) && strstr(path, "/libstdc++"));
     if (!fn) fn = fallback[op];
     __atomic_store_n(&real[op], fn, __ATOMIC_RELEASE);
     return fn;

@@ -24,6 +24,7 @@
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "../collectors/ticks.h"
+#include "../collectors/unloaded.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
 
@@ -160,10 +161,9 @@ void hp_report_as_profiler(void)
  * is taken out of the environment so the program never sees it. */
 static void find_identity(void)
 {
-    Dl_info info;
-    if (dladdr((void *)hp_resolve, &info) && info.dli_fname) {
-        if (info.dli_fname[0] == '/' || !realpath(info.dli_fname, hp_lib_path))
-            snprintf(hp_lib_path, sizeof hp_lib_path, "%s", info.dli_fname);
+    const char *path;
+    if (hp_module_of((void *)hp_resolve, &path) && path[0]) {
+        if (path[0] == '/' || !realpath(path, hp_lib_path)) snprintf(hp_lib_path, sizeof hp_lib_path, "%s", path);
     }
     size_t n = 0, k = 0;
     for (char **e = environ; *e; e++) n++;

@@ -2,9 +2,10 @@
 #define _GNU_SOURCE
 #include "io_raw.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
+
+#include "../collectors/unloaded.h"
 
 static _Atomic int threads_seen;
 
@@ -12,10 +13,10 @@ static _Atomic int threads_seen;
 /* fn is defined by glibc's libc.so itself. */
 static int from_libc(void *fn)
 {
-    Dl_info info;
-    if (!fn || !dladdr(fn, &info) || !info.dli_fname) return 0;
-    const char *base = strrchr(info.dli_fname, '/');
-    base = base ? base + 1 : info.dli_fname;
+    const char *path;
+    if (!fn || !hp_module_of(fn, &path)) return 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
     return strncmp(base, "libc.so", 7) == 0;
 }
 #endif
