@@ -104,39 +104,61 @@ static int room_to_unwind(const struct hp_thread *t)
     return 0;
 }
 
-/* The calling thread's stack, for room_to_unwind. A thread started through the pthread_create
- * hook has its stack's plan in its record (thread_start.c): a stack of the program's own is known
- * exactly; for one glibc allocates, x86-64 glibc puts the thread's descriptor (the thread
- * pointer) at the top of the block, so the bottom is at most the size asked for below it, plus
- * the descriptor (2.3 KB in glibc 2.36; STACK_TOP_SLACK allows for growth). A cached stack reused
- * for the thread may be larger: the bound is then higher than the real one, which is the safe
- * side. That needs no memory, where pthread_getattr_np allocates (its affinity set), which in a
- * thread that never allocated makes glibc set up an arena of its own: 64 MiB of address space.
- * Other threads (the main thread, C11 threads, threads found running) use pthread_getattr_np,
- * guard up (for the main thread it reads /proc/self/maps). */
-#define STACK_TOP_SLACK (8 * 1024)
+/* The calling thread's stack, for room_to_unwind, without allocating where possible:
+ * pthread_getattr_np allocates (its affinity set), which in a thread that never allocated makes
+ * glibc set up an arena of its own, 64 MiB of address space. A thread started through the
+ * pthread_create hook has its stack's plan in its record (thread_start.c): a stack of the
+ * program's own is known exactly, and one of unknown size (pthread_attr_setstackaddr alone) is
+ * never unwound on. For a stack glibc allocates, x86-64 glibc puts the thread's descriptor (the
+ * thread pointer) a fixed distance below the top of the block: measured once, on the first such
+ * thread, with pthread_getattr_np; the bottom is then the size asked for below the top (rounded
+ * down to pages: glibc rounds it down to its TLS alignment). A cached stack reused for the thread
+ * may be larger, which puts the bound above the real one: the safe side. Other threads (the main
+ * thread, C11 threads, threads found running) ask pthread_getattr_np, guard up (for the main
+ * thread it reads /proc/self/maps). */
+static _Atomic long top_offset;     /* block top - thread pointer; 0 not measured, -1 unusable */
+
+static int attr_stack(uintptr_t *lo, size_t *size)
+{
+    pthread_attr_t attr;
+    void *addr;
+    int ok = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        ok = pthread_attr_getstack(&attr, &addr, size) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    *lo = ok ? (uintptr_t)addr : 0;
+    return ok;
+}
 
 static void note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_size)
 {
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
+    size_t size;
+    if (plan_addr == HP_STACK_UNSIZED) return;
     if (plan_addr && plan_addr < sp && sp - plan_addr < plan_size) {
         t->stack_lo = plan_addr;
         return;
     }
 #if defined(__x86_64__) && defined(__GLIBC__)
-    uintptr_t top = (uintptr_t)__builtin_thread_pointer() + STACK_TOP_SLACK;
-    if (!plan_addr && plan_size && plan_size < top && sp < top && top - plan_size < sp) {
-        t->stack_lo = top - plan_size;
+    uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+    long off = atomic_load(&top_offset);
+    size_t below = plan_size & ~(size_t)4095;
+    if (!plan_addr && below && off > 0) {
+        uintptr_t top = tp + (uintptr_t)off;
+        if (below < top && top - below < sp && sp < top) {
+            t->stack_lo = top - below;
+            return;
+        }
+    }
+    if (!plan_addr && below && off == 0 && attr_stack(&lo, &size)) {
+        t->stack_lo = lo;
+        long measured = (long)(lo + size) - (long)tp;
+        atomic_store(&top_offset, measured > 0 && measured < 65536 ? measured : -1);
         return;
     }
 #endif
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0) t->stack_lo = (uintptr_t)addr;
-        pthread_attr_destroy(&attr);
-    }
+    if (attr_stack(&lo, &size)) t->stack_lo = lo;
 }
 
 static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
@@ -355,12 +377,8 @@ void hp_cpu_start(struct hp_thread *main_thread)
         atomic_store(&off_reason, HP_CPU_OFF_FAILED);
         return;
     }
-    /* libunwind opens a pipe (to validate addresses) on first use: take it now, guard set, so the
-     * I/O hooks move it high while the descriptor limit is still the one the process started
-     * with, rather than inside a SIGPROF after the program lowered its limit (DESIGN.md rule 12) */
-    void *first[4];
     if (main_thread) main_thread->guard++;
-    hp_backtrace(first, 4);
+    hp_unwind_warm_up();
     if (main_thread) main_thread->guard--;
     atomic_store(&cpu_on, 1);
     atomic_store(&cpu_started, 1);
@@ -369,14 +387,6 @@ void hp_cpu_start(struct hp_thread *main_thread)
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
         return;
     }
-    /* libunwind's first backtrace makes its thread-cache key (pthread_key_create) and binds its
-     * lazy symbols: here, in the constructor, while the process has few keys (a key numbered 32
-     * or more makes pthread_setspecific allocate on each thread's first sample, in the handler),
-     * not in a handler that may have interrupted malloc. */
-    void *warm[4];
-    main_thread->guard++;
-    hp_backtrace(warm, 4);
-    main_thread->guard--;
     hp_cpu_thread_start(main_thread);
 }
 

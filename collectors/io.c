@@ -32,8 +32,9 @@ static struct hp_io_res *recs[MAX_RES];
 static _Atomic uint32_t nrec;
 static struct hp_io_res *chunk;
 static uint32_t chunk_used = CHUNK;
+#define NAMES_CHUNK (64u * 1024)
 static char *names;               /* the records' strings, page-backed like them */
-static size_t names_left;
+static size_t names_used = NAMES_CHUNK;
 static struct hp_io_res other;
 static _Atomic int other_used;
 static _Atomic uint64_t overflow;
@@ -111,18 +112,16 @@ static struct hp_io_res *probe(const char *key, uint32_t h, uint32_t *slot)
  * segment of its own (32 MiB of address space apiece). Caller holds res_lock. */
 static char *keep_string(const char *s)
 {
-    size_t n = strlen(s) + 1;
-    if (n > names_left) {
-        size_t size = 64 * 1024;
-        char *c = n <= size ? hp_pages(size) : NULL;
+    size_t n = strlen(s) + 1, used = names_used;
+    if (n > NAMES_CHUNK - used) {
+        char *c = n <= NAMES_CHUNK ? hp_pages(NAMES_CHUNK) : NULL;
         if (!c) return NULL;
         names = c;
-        names_left = size;
+        used = 0;
     }
-    char *d = names;
+    char *d = names + used;
     memcpy(d, s, n);
-    names += n;
-    names_left -= n;
+    names_used = used + n;   /* one store: a fork child that copied us half way stays in bounds */
     return d;
 }
 

@@ -43,8 +43,11 @@ struct hp_record {
     void *(*start_fn)(void *);      /* what the thread runs, until it has started */
     void *start_arg;
     uintptr_t stack_addr;           /* the stack asked for at creation: the program's own stack's */
-    size_t stack_size;              /* lowest address (0: glibc allocates it), its size (0: unknown) */
+    size_t stack_size;              /* lowest address (0: glibc allocates it; HP_STACK_UNSIZED: its
+                                       size is unknown), its size (0: unknown) */
 };
+
+#define HP_STACK_UNSIZED UINTPTR_MAX
 
 /* Exited threads beyond HOTPATH_EXITED_THREADS_LIMIT, folded into one row per name. */
 struct hp_exited_group {

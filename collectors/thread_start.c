@@ -9,7 +9,8 @@
 #include "registry.h"
 
 /* The stack the new thread will run on, as far as attr tells: the program's own (its lowest
- * address and size), or the size glibc will allocate (cpu_profile.c bounds the stack with it). */
+ * address and size; pthread_attr_setstackaddr gives its top only), or the size glibc will
+ * allocate (cpu_profile.c bounds the stack with it). */
 static void stack_plan(const pthread_attr_t *attr, uintptr_t *addr, size_t *size)
 {
     pthread_attr_t def;
@@ -18,8 +19,8 @@ static void stack_plan(const pthread_attr_t *attr, uintptr_t *addr, size_t *size
     *addr = 0;
     *size = 0;
     if (attr) {
-        if (pthread_attr_getstack(attr, &a, &s) == 0 && a && s && (uintptr_t)a + s != 0) {
-            *addr = (uintptr_t)a;
+        if (pthread_attr_getstack(attr, &a, &s) == 0 && a && (uintptr_t)a + s != 0) {
+            *addr = s ? (uintptr_t)a : HP_STACK_UNSIZED;
             *size = s;
         } else if (pthread_attr_getstacksize(attr, &s) == 0) {
             *size = s;

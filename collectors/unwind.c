@@ -67,6 +67,16 @@ static int stepped_backtrace(void **out, int max)
     return n;
 }
 
+void hp_unwind_warm_up(void)
+{
+    if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return;
+    atomic_fetch_add(&unwinding, 1);
+    void *frames[4];
+    stepped_backtrace(frames, 4);
+    unw_backtrace(frames, 4);
+    atomic_fetch_sub(&unwinding, 1);
+}
+
 int hp_backtrace(void **out, int max)
 {
     if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return 0;

@@ -15,6 +15,12 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t);
  * or in its caller): every call into libunwind goes through here (the SIGPROF handler too). 0
  * frames in a fork child that may have inherited libunwind's locks held. */
 int hp_backtrace(void **out, int max);
+/* In the constructor, guard up, before the CPU profile's first signal: both ways of taking a stack
+ * once, so that libunwind does now what it does on first use, not in a SIGPROF handler that may
+ * have interrupted malloc: it opens its pipe (moved high while the descriptor limit is the one the
+ * process started with: DESIGN.md rule 12), makes its thread-cache key (a key numbered 32 or more,
+ * made later, would make pthread_setspecific allocate in the handler) and binds its lazy symbols. */
+void hp_unwind_warm_up(void);
 /* In a fork child: when another thread of the parent was inside libunwind at the fork, its locks
  * may stay held forever here, so this process takes no more stacks. */
 void hp_unwind_fork_child(void);

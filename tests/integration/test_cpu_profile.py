@@ -197,10 +197,29 @@ def test_threads_that_block_sigprof_never_see_it_pending():
     assert r.report["functions_cpu"]["samples_count"] >= 100, r.report["functions_cpu"]
 
 
+def test_a_thread_with_a_small_but_roomy_stack_is_sampled():
+    # 28 KB leave room to unwind; a bound set too cautiously dropped every sample of it
+    r = run([target("cpu_stacks"), "stack28k"], env={"HOTPATH_CPU_HZ": "99"})
+    assert r.returncode == 0, r.stderr[-500:]
+    cpu = r.report["functions_cpu"]
+    assert cpu["samples_count"] >= 50 and cpu["dropped_samples_count"] <= 5, cpu
+
+
+def test_samples_in_a_program_with_many_thread_keys_never_allocate():
+    # libunwind makes a thread-specific key at its first unw_backtrace; made late (key 40 here),
+    # each thread's first unw_backtrace then allocates in pthread_setspecific, inside a SIGPROF
+    # that may have interrupted free: a deadlock on glibc's arena lock (it hung this way once).
+    r = run([target("cpu_stacks"), "manykeys"], env={"HOTPATH_CPU_HZ": "999", "HOTPATH_ALLOC_SAMPLE_BYTES": "0"},
+            timeout=60)
+    assert r.returncode == 0 and r.stdout == b"churned\n", (r.returncode, r.stderr[-500:])
+    # past each thread's 64 stepped stacks: unw_backtrace itself took samples
+    assert r.report["functions_cpu"]["samples_count"] > 6 * 64, r.report["functions_cpu"]["samples_count"]
+
+
 def test_samples_never_write_past_a_small_or_freed_stack():
     # Each mode crashed or corrupted the heap under the preload when the SIGPROF handler ran on
     # the program's alternate stack (SA_ONSTACK) or unwound without checking its room.
-    for mode in ("altfree", "smallstack", "smallalt"):
+    for mode in ("altfree", "smallstack", "smallalt", "stackaddr"):
         plain = bare([target("cpu_stacks"), mode])
         profiled = run([target("cpu_stacks"), mode], env={"HOTPATH_CPU_HZ": "999"})
         assert plain.returncode == 0, (mode, plain.returncode)

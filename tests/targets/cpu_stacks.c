@@ -5,11 +5,20 @@
  *                          (Ruby 3.1 does this), then heap work checked block by block
  *   cpu_stacks smallstack  a thread with the smallest stack glibc allows, 8 KB of it in use
  *   cpu_stacks smallalt    a registered 8 KB alternate signal stack (Rust's size), guard page below
+ *   cpu_stacks stack28k    a thread with a 28 KB stack burns a second of CPU (it should be sampled)
+ *   cpu_stacks stackaddr   a thread on a 64 KB stack of the program's, given by its top only
+ *                          (pthread_attr_setstackaddr: glibc then reports an 8 MB stack), burns a
+ *                          second of CPU with 6 KB of it left
+ *   cpu_stacks manykeys    40 pthread keys made first, then malloc/free churn for about a second of
+ *                          CPU in main and in two threads, three times: libunwind's own key, if it
+ *                          were made only now (numbered 40 or more), would make pthread_setspecific
+ *                          allocate inside a SIGPROF that interrupted free
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +72,75 @@ static void *small_thread(void *arg)
     return arg;
 }
 
+static char *stack_bottom;
+
+static __attribute__((noinline)) void burn_second(void)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    volatile double x = 0;
+    while (elapsed(&start) < 1.0)
+        for (int i = 0; i < 100000; i++) x += i;
+}
+
+/* down the stack until 6 KB are left, then burn */
+static __attribute__((noinline)) void dig(void)
+{
+    volatile char pad[512];
+    pad[0] = 1;
+    if ((uintptr_t)__builtin_frame_address(0) - (uintptr_t)stack_bottom > 6000) dig();
+    else burn_second();
+    pad[1] = pad[0];
+}
+
+static void *digger(void *arg)
+{
+    dig();
+    return arg;
+}
+
+static void *burner(void *arg)
+{
+    burn_second();
+    return arg;
+}
+
+static int run_thread(size_t stacksize, char *top)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (stacksize) pthread_attr_setstacksize(&attr, stacksize);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    if (top) pthread_attr_setstackaddr(&attr, top);
+#pragma GCC diagnostic pop
+    pthread_t t;
+    if (pthread_create(&t, &attr, top ? digger : burner, NULL) != 0) return 2;
+    pthread_join(t, NULL);
+    return 0;
+}
+
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* malloc and free of 2-4 KB blocks for about `seconds` of the thread's CPU */
+static void *churn(void *arg)
+{
+    double end = thread_cpu() + *(const double *)arg;
+    void *keep[64] = { 0 };
+    for (long i = 0; thread_cpu() < end;)
+        for (int k = 0; k < 2000; k++, i++) {
+            free(keep[i & 63]);
+            keep[i & 63] = malloc(2000 + (size_t)(i % 7) * 300);
+        }
+    for (int j = 0; j < 64; j++) free(keep[j]);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -87,8 +165,30 @@ int main(int argc, char **argv)
         stack_t ss = { .ss_sp = m + page, .ss_size = 8192, .ss_flags = 0 };
         sigaltstack(&ss, NULL);
         printf("corrupted blocks: %ld\n", heap_work());
+    } else if (strcmp(mode, "stack28k") == 0) {
+        if (run_thread(28 * 1024, NULL) != 0) return 2;
+        printf("28 KB stack thread done\n");
+    } else if (strcmp(mode, "stackaddr") == 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        size_t size = 64 * 1024;
+        char *m = mmap(NULL, size + 4 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || mprotect(m, 4 * (size_t)page, PROT_NONE) != 0) return 2;
+        stack_bottom = m + 4 * page;
+        if (run_thread(0, stack_bottom + size) != 0) return 2;
+        printf("stackaddr thread done\n");
+    } else if (strcmp(mode, "manykeys") == 0) {
+        pthread_key_t key;
+        for (int i = 0; i < 40; i++) pthread_key_create(&key, NULL);
+        double seconds = 0.8;
+        churn(&seconds);
+        for (int round = 0; round < 3; round++) {
+            pthread_t t[2];
+            for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, churn, &seconds);
+            for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+        }
+        printf("churned\n");
     } else {
-        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt\n");
+        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt|stack28k|stackaddr|manykeys\n");
         return 2;
     }
     return 0;
