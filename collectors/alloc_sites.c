@@ -30,6 +30,7 @@ static struct live *live;
 static uint32_t live_mask;
 static struct hp_stacks table;
 static struct hp_alloc_figures *sites, *threads;
+static _Atomic uint32_t threads_used;   /* slots of threads[] ever written: a report reads no further */
 static double mean;
 static _Atomic int on, started;
 static _Atomic uint64_t samples, untracked, seed;
@@ -82,7 +83,11 @@ static void sub(_Atomic uint64_t *c, uint64_t n)
 
 static struct hp_alloc_figures *thread_figures(uint32_t index)
 {
-    return &threads[index < HP_ALLOC_THREADS ? index : HP_ALLOC_THREADS];
+    uint32_t slot = index < HP_ALLOC_THREADS ? index : HP_ALLOC_THREADS;
+    uint32_t used = atomic_load_explicit(&threads_used, memory_order_relaxed);
+    while (used <= slot && !atomic_compare_exchange_weak(&threads_used, &used, slot + 1)) {
+    }
+    return &threads[slot];
 }
 
 static void filter_set(uint32_t b)
@@ -193,6 +198,7 @@ void hp_alloc_sites_fork_child(void)
     hp_pages_zero(live, sizeof *live * (live_mask + 1));
     hp_pages_zero(sites, sizeof *sites * (table.max_entries + 1));
     hp_pages_zero(threads, sizeof *threads * (HP_ALLOC_THREADS + 1));
+    atomic_store(&threads_used, 0);
     hp_stacks_reset(&table);
     atomic_store(&samples, 0);
     atomic_store(&untracked, 0);
@@ -209,6 +215,7 @@ void hp_alloc_sites_view(struct hp_alloc_sites_view *v)
     v->table = &table;
     v->sites = sites;
     v->threads = threads;
+    v->threads_used = atomic_load(&threads_used);
 }
 
 int hp_alloc_sites_on(void)

@@ -60,6 +60,7 @@ struct hp_alloc_sites_view {
     struct hp_stacks *table;         /* stacks (tag 0); entry e's figures are sites[e] */
     struct hp_alloc_figures *sites;  /* [table->max_entries] and then `<other>` */
     struct hp_alloc_figures *threads;/* [HP_ALLOC_THREADS] by thread index, then every later one */
+    uint32_t threads_used;           /* the slots of threads[] written so far (the rest are 0) */
 };
 void hp_alloc_sites_view(struct hp_alloc_sites_view *v);
 

@@ -105,7 +105,7 @@ static void add_stack(struct alloc_snap *s, const struct hp_stack *st, const str
 
 static void by_thread(struct alloc_snap *s)
 {
-    for (uint32_t i = 0; i <= HP_ALLOC_THREADS; i++) {
+    for (uint32_t i = 0; i < s->v.threads_used; i++) {   /* not all 8,193: their pages stay untouched */
         const struct hp_alloc_figures *fig = &s->v.threads[i];
         if (!atomic_load_explicit(&fig->bytes, memory_order_relaxed)) continue;
         if (hp_fn_grow((void **)&s->threads, &s->capthreads, s->nthreads + 1, sizeof *s->threads)) return;
