@@ -18,8 +18,9 @@ int hp_platform_scan_dir(int fd, int (*visit)(const char *name, void *ctx), void
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
 /* Whether a periodic pass may take a descriptor for a moment (hp_platform_list_tasks and
  * hp_platform_task_stat): not under a small RLIMIT_NOFILE, where the program itself could meet
- * EMFILE in that moment. */
+ * EMFILE in that moment, nor once the program has run out of descriptors (stop_opening). */
 int hp_platform_may_open_files(void);
+void hp_platform_stop_opening(void);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
 int hp_platform_gettid(void);

@@ -85,8 +85,16 @@ int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
     return r;
 }
 
+static _Atomic int files_off;
+
+void hp_platform_stop_opening(void)
+{
+    atomic_store(&files_off, 1);
+}
+
 int hp_platform_may_open_files(void)
 {
+    if (atomic_load_explicit(&files_off, memory_order_relaxed)) return 0;
     struct rlimit rl;
     return getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= 256;
 }

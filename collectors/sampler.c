@@ -246,7 +246,8 @@ static int main_ended(void)
 {
     if (atomic_load(&main_exited)) return 1;
     struct hp_task_stat st;
-    return hp_platform_task_stat(getpid(), &st) == 0 && (st.state == 'Z' || st.state == 'X');
+    return hp_platform_may_open_files() && hp_platform_task_stat(getpid(), &st) == 0 &&
+           (st.state == 'Z' || st.state == 'X');
 }
 
 /* Whether a thread of the program's is still alive (not a zombie, as the main thread is after its
@@ -293,7 +294,7 @@ static void *sampler_main(void *arg)
         }
         hp_history_record();
         uint64_t now = hp_now_ns();
-        if (hp_config.checkpoint_s && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {
+        if (hp_config.checkpoint_s && hp_platform_may_open_files() && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {
             checkpoint_callback();
             last_checkpoint = now;
         }

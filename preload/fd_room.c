@@ -2,6 +2,7 @@
 #include "fd_room.h"
 
 #include "../collectors/own_pipe.h"
+#include "../collectors/platform.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
 #include "real.h"
@@ -12,6 +13,7 @@ int hp_fd_room(void)
     if (!hp_active || (t && t->guard)) return 0;   /* the profiler's own call: EMFILE stands */
     int saved = errno;
     if (t) t->guard++;
+    hp_platform_stop_opening();   /* the sampler's /proc reads would take the numbers freed now */
     int freed = hp_server_give_up();
     freed |= hp_own_pipe_release();
     freed |= hp_report_release_stderr();

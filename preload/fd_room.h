@@ -3,8 +3,10 @@
  * sockets) sit high under the limit, so a program that opens descriptors until EMFILE would get a
  * few fewer than bare. When a call of the program's that makes a descriptor fails with EMFILE,
  * the profiler lets go of all of them and the hook makes the call once more. What that costs: the
- * metrics server stops, no more stacks are taken (CPU samples, call sites, new locks' names), and
- * the report goes to fd 2 as it is at the end. */
+ * metrics server stops, no more stacks are taken (CPU samples, call sites, new locks' names), the
+ * sampler opens no more /proc files (CPU times still come from the threads' clocks; states,
+ * names of threads no hook saw, and RSS stop changing) and the report goes to fd 2 as it is at
+ * the end. */
 #ifndef HP_FD_ROOM_H
 #define HP_FD_ROOM_H
 

@@ -11,6 +11,8 @@
  *              profiler unwind stacks (allocations, new locks, CPU in two threads): prints the
  *              file's size, its offset, how many of the 64 numbers still name it and how many
  *              of them close
+ *   atlimit    open until EMFILE, close one, then open and close for 1.5 s (as a busy server at
+ *              its limit does): prints how many of those opens failed
  *   exhaust    lock a new mutex (libunwind's pipe is made), then take descriptors until EMFILE,
  *              by turns with open, socket, dup, fopen and pipe: prints how many it got, the
  *              highest number and the error */
@@ -99,6 +101,25 @@ static int take(int turn)
     }
 }
 
+static int at_limit(void)
+{
+    int fd, lowest = -1;
+    while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+        if (lowest < 0) lowest = fd;
+    if (lowest < 0) return 2;
+    close(lowest);
+    long failed = 0;
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        if ((fd = open("/dev/null", O_RDONLY)) < 0) failed++;
+        else close(fd);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 1500000000L);
+    printf("failed %ld\n", failed);
+    return 0;
+}
+
 static int exhaust(void)
 {
     static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -147,6 +168,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "takeover")) return takeover();
     if (!strcmp(mode, "exhaust")) return exhaust();
+    if (!strcmp(mode, "atlimit")) return at_limit();
     if (!strcmp(mode, "sleep")) {
         static void *volatile kept;
         kept = malloc(123456);
