@@ -94,6 +94,12 @@ static uint64_t sample_weight(int overrun)
  * sample is dropped. A stack whose bounds are unknown counts as too small. */
 #define UNWIND_ROOM (16 * 1024)
 
+/* A thread whose stack is smaller than this, or of unknown size, gets no timer: the kernel writes
+ * its signal frame (about 3.4 KB with AVX-512 state) on the interrupted stack before any handler
+ * can look at the room left, so a thread running within that of its stack's end would die where
+ * bare it would not. Pools of small-stack threads run unsampled. */
+#define SAMPLED_STACK_MIN (64 * 1024)
+
 static int room_to_unwind(const struct hp_thread *t)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo = t->stack_lo;
@@ -104,8 +110,8 @@ static int room_to_unwind(const struct hp_thread *t)
     return 0;
 }
 
-/* The calling thread's stack, for room_to_unwind, without allocating where possible:
- * pthread_getattr_np allocates (its affinity set), which in a thread that never allocated makes
+/* The calling thread's stack, for room_to_unwind, without allocating where possible; returns its
+ * size, 0 when unknown. pthread_getattr_np allocates (its affinity set), which in a thread that never allocated makes
  * glibc set up an arena of its own, 64 MiB of address space. A thread started through the
  * pthread_create hook has its stack's plan in its record (thread_start.c): a stack of the
  * program's own is known exactly, and one of unknown size (pthread_attr_setstackaddr alone) is
@@ -131,14 +137,14 @@ static int attr_stack(uintptr_t *lo, size_t *size)
     return ok;
 }
 
-static void note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_size)
+static size_t note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_size)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo;
     size_t size;
-    if (plan_addr == HP_STACK_UNSIZED) return;
+    if (plan_addr == HP_STACK_UNSIZED) return 0;
     if (plan_addr && plan_addr < sp && sp - plan_addr < plan_size) {
         t->stack_lo = plan_addr;
-        return;
+        return plan_size;
     }
 #if defined(__x86_64__) && defined(__GLIBC__)
     uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
@@ -148,17 +154,19 @@ static void note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_siz
         uintptr_t top = tp + (uintptr_t)off;
         if (below < top && top - below < sp && sp < top) {
             t->stack_lo = top - below;
-            return;
+            return below;
         }
     }
     if (!plan_addr && below && off == 0 && attr_stack(&lo, &size)) {
         t->stack_lo = lo;
         long measured = (long)(lo + size) - (long)tp;
         atomic_store(&top_offset, measured > 0 && measured < 65536 ? measured : -1);
-        return;
+        return size;
     }
 #endif
-    if (attr_stack(&lo, &size)) t->stack_lo = lo;
+    if (!attr_stack(&lo, &size)) return 0;
+    t->stack_lo = lo;
+    return size;
 }
 
 static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
@@ -330,8 +338,7 @@ void hp_cpu_thread_start(struct hp_thread *t)
     int saved = errno;
     t->guard++;
     struct record_facts f = record_facts(t);
-    note_stack(t, f.stack_addr, f.stack_size);
-    attach(t, f.index, f.tid);
+    if (note_stack(t, f.stack_addr, f.stack_size) >= SAMPLED_STACK_MIN) attach(t, f.index, f.tid);
     t->guard--;
     errno = saved;
 }

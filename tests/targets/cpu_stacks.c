@@ -5,7 +5,9 @@
  *                          (Ruby 3.1 does this), then heap work checked block by block
  *   cpu_stacks smallstack  a thread with the smallest stack glibc allows, 8 KB of it in use
  *   cpu_stacks smallalt    a registered 8 KB alternate signal stack (Rust's size), guard page below
- *   cpu_stacks stack28k    a thread with a 28 KB stack burns a second of CPU (it should be sampled)
+ *   cpu_stacks stack64k    a thread with a 64 KB stack burns a second of CPU (it should be sampled)
+ *   cpu_stacks smalldeep   a thread on a 16 KB stack of the program's (guard page below) burns a
+ *                          second of CPU with 2.5 KB of it left: less than a signal frame
  *   cpu_stacks stackaddr   a thread on a 64 KB stack of the program's, given by its top only
  *                          (pthread_attr_setstackaddr: glibc then reports an 8 MB stack), burns a
  *                          second of CPU with 6 KB of it left
@@ -73,6 +75,7 @@ static void *small_thread(void *arg)
 }
 
 static char *stack_bottom;
+static uintptr_t stack_left = 6000;   /* dig() goes down until this much stack is left */
 
 static __attribute__((noinline)) void burn_second(void)
 {
@@ -88,7 +91,7 @@ static __attribute__((noinline)) void dig(void)
 {
     volatile char pad[512];
     pad[0] = 1;
-    if ((uintptr_t)__builtin_frame_address(0) - (uintptr_t)stack_bottom > 6000) dig();
+    if ((uintptr_t)__builtin_frame_address(0) - (uintptr_t)stack_bottom > stack_left) dig();
     else burn_second();
     pad[1] = pad[0];
 }
@@ -105,19 +108,36 @@ static void *burner(void *arg)
     return arg;
 }
 
+/* A thread that burns a second: on a stack of stacksize glibc makes (top NULL), or on the
+ * program's own stack below top, given with its size (stacksize) or by its top alone (0). */
 static int run_thread(size_t stacksize, char *top)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    if (stacksize) pthread_attr_setstacksize(&attr, stacksize);
+    if (top && stacksize) {
+        pthread_attr_setstack(&attr, top - stacksize, stacksize);
+    } else if (top) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    if (top) pthread_attr_setstackaddr(&attr, top);
+        pthread_attr_setstackaddr(&attr, top);
 #pragma GCC diagnostic pop
+    } else if (stacksize) {
+        pthread_attr_setstacksize(&attr, stacksize);
+    }
     pthread_t t;
     if (pthread_create(&t, &attr, top ? digger : burner, NULL) != 0) return 2;
     pthread_join(t, NULL);
     return 0;
+}
+
+/* size bytes of stack with 4 guard pages below; sets stack_bottom, returns the top */
+static char *own_stack(size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, size + 4 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED || mprotect(m, 4 * (size_t)page, PROT_NONE) != 0) return NULL;
+    stack_bottom = m + 4 * page;
+    return stack_bottom + size;
 }
 
 static double thread_cpu(void)
@@ -165,17 +185,20 @@ int main(int argc, char **argv)
         stack_t ss = { .ss_sp = m + page, .ss_size = 8192, .ss_flags = 0 };
         sigaltstack(&ss, NULL);
         printf("corrupted blocks: %ld\n", heap_work());
-    } else if (strcmp(mode, "stack28k") == 0) {
-        if (run_thread(28 * 1024, NULL) != 0) return 2;
-        printf("28 KB stack thread done\n");
+    } else if (strcmp(mode, "stack64k") == 0) {
+        if (run_thread(64 * 1024, NULL) != 0) return 2;
+        printf("64 KB stack thread done\n");
     } else if (strcmp(mode, "stackaddr") == 0) {
-        long page = sysconf(_SC_PAGESIZE);
-        size_t size = 64 * 1024;
-        char *m = mmap(NULL, size + 4 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED || mprotect(m, 4 * (size_t)page, PROT_NONE) != 0) return 2;
-        stack_bottom = m + 4 * page;
-        if (run_thread(0, stack_bottom + size) != 0) return 2;
+        char *top = own_stack(64 * 1024);
+        if (!top || run_thread(0, top) != 0) return 2;
         printf("stackaddr thread done\n");
+    } else if (strcmp(mode, "smalldeep") == 0) {
+        char *top = own_stack(16 * 1024);
+        struct timespec bind;                /* clock_gettime's lazy binding needs more stack */
+        clock_gettime(CLOCK_MONOTONIC, &bind);
+        stack_left = 2500;
+        if (!top || run_thread(16 * 1024, top) != 0) return 2;
+        printf("small deep thread done\n");
     } else if (strcmp(mode, "manykeys") == 0) {
         pthread_key_t key;
         for (int i = 0; i < 40; i++) pthread_key_create(&key, NULL);
@@ -188,7 +211,7 @@ int main(int argc, char **argv)
         }
         printf("churned\n");
     } else {
-        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt|stack28k|stackaddr|manykeys\n");
+        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt|stack64k|stackaddr|smalldeep|manykeys\n");
         return 2;
     }
     return 0;
