@@ -14,9 +14,11 @@
  *   atlimit    open until EMFILE, close one, then open and close for 1.5 s (as a busy server at
  *              its limit does): prints how many of those opens failed
  *   exhaust    lock a new mutex (libunwind's pipe is made), then take descriptors until EMFILE,
- *              by turns with open, socket, dup, fopen and pipe: prints how many it got, the
- *              highest number and the error */
+ *              by turns with open, socket, dup, fopen, pipe, opendir, tmpfile, mkstemp,
+ *              epoll_create and inotify_init: prints how many it got, the highest number and the
+ *              error */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -25,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -90,14 +94,22 @@ static int takeover(void)
 /* One more descriptor by the turn's means: its number, or -1 (errno set). */
 static int take(int turn)
 {
-    int fds[2];
+    int fds[2], fd;
     FILE *f;
-    switch (turn % 5) {
+    DIR *d;
+    char tmpl[] = "/tmp/hp-exhaust-XXXXXX";
+    switch (turn % 10) {
     case 0: return open("/dev/null", O_RDONLY);
     case 1: return socket(AF_INET, SOCK_STREAM, 0);
     case 2: return dup(0);
     case 3: return (f = fopen("/dev/null", "r")) ? fileno(f) : -1;
-    default: return pipe(fds) == 0 ? fds[1] : -1;
+    case 4: return pipe(fds) == 0 ? fds[1] : -1;
+    case 5: return (d = opendir("/")) ? dirfd(d) : -1;
+    case 6: return (f = tmpfile()) ? fileno(f) : -1;
+    case 7: if ((fd = mkstemp(tmpl)) >= 0) unlink(tmpl);
+            return fd;
+    case 8: return epoll_create(1);
+    default: return inotify_init();
     }
 }
 
@@ -127,7 +139,7 @@ static int exhaust(void)
     pthread_mutex_unlock(&m);
     int n = 0, highest = -1, fd;
     for (int turn = 0; (fd = take(turn)) >= 0; turn++) {
-        n += turn % 5 == 4 ? 2 : 1;
+        n += turn % 10 == 4 ? 2 : 1;
         if (fd > highest) highest = fd;
     }
     printf("opened %d highest %d error %s\n", n, highest, strerror(errno));
