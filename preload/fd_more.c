@@ -84,50 +84,18 @@ HP_EXPORT int inotify_init(void)
         return fd_;                                                                             \
     } while (0)
 
-HP_EXPORT int mkstemp(char *tmpl)
-{
-    NEXT(mkstemp);
-    WITH_ROOM_TEMP(real_(tmpl));
-}
+#define TEMP_HOOK(name, params, args)                                                           \
+    HP_EXPORT int name params                                                                   \
+    {                                                                                           \
+        NEXT(name);                                                                             \
+        WITH_ROOM_TEMP(real_ args);                                                             \
+    }
 
-HP_EXPORT int mkstemp64(char *tmpl)
-{
-    NEXT(mkstemp64);
-    WITH_ROOM_TEMP(real_(tmpl));
-}
-
-HP_EXPORT int mkostemp(char *tmpl, int flags)
-{
-    NEXT(mkostemp);
-    WITH_ROOM_TEMP(real_(tmpl, flags));
-}
-
-HP_EXPORT int mkostemp64(char *tmpl, int flags)
-{
-    NEXT(mkostemp64);
-    WITH_ROOM_TEMP(real_(tmpl, flags));
-}
-
-HP_EXPORT int mkstemps(char *tmpl, int suffixlen)
-{
-    NEXT(mkstemps);
-    WITH_ROOM_TEMP(real_(tmpl, suffixlen));
-}
-
-HP_EXPORT int mkstemps64(char *tmpl, int suffixlen)
-{
-    NEXT(mkstemps64);
-    WITH_ROOM_TEMP(real_(tmpl, suffixlen));
-}
-
-HP_EXPORT int mkostemps(char *tmpl, int suffixlen, int flags)
-{
-    NEXT(mkostemps);
-    WITH_ROOM_TEMP(real_(tmpl, suffixlen, flags));
-}
-
-HP_EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags)
-{
-    NEXT(mkostemps64);
-    WITH_ROOM_TEMP(real_(tmpl, suffixlen, flags));
-}
+TEMP_HOOK(mkstemp, (char *tmpl), (tmpl))
+TEMP_HOOK(mkstemp64, (char *tmpl), (tmpl))
+TEMP_HOOK(mkostemp, (char *tmpl, int flags), (tmpl, flags))
+TEMP_HOOK(mkostemp64, (char *tmpl, int flags), (tmpl, flags))
+TEMP_HOOK(mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen))
+TEMP_HOOK(mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen))
+TEMP_HOOK(mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags))
+TEMP_HOOK(mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags))
