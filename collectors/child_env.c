@@ -1,8 +1,11 @@
 /* child_env.c — see child_env.h. LD_PRELOAD entries are separated by ':' or spaces (ld.so); an
- * entry is ours when its file name is libhotpath.so, wherever it lives. */
+ * entry is ours when its file name is libhotpath.so, wherever it lives, or when it names the
+ * library this process loaded (a copy under another name). */
 #include "child_env.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memory.h"
@@ -12,12 +15,17 @@ static int is_sep(char c)
     return c == ':' || c == ' ';
 }
 
-static int entry_is_ours(const char *s, size_t len)
+static int entry_is_ours(const char *s, size_t len, const char *lib_path)
 {
     static const char name[] = "libhotpath.so";
     size_t n = sizeof name - 1;
-    if (len < n || memcmp(s + len - n, name, n) != 0) return 0;
-    return len == n || s[len - n - 1] == '/';
+    if (len >= n && memcmp(s + len - n, name, n) == 0 && (len == n || s[len - n - 1] == '/')) return 1;
+    if (len == strlen(lib_path) && memcmp(s, lib_path, len) == 0) return 1;
+    char entry[PATH_MAX], resolved[PATH_MAX];
+    if (len >= sizeof entry) return 0;
+    memcpy(entry, s, len);
+    entry[len] = 0;
+    return realpath(entry, resolved) && strcmp(resolved, lib_path) == 0;
 }
 
 /* "LD_PRELOAD=..." for the child; NULL when the variable should be dropped. */
@@ -37,7 +45,7 @@ static char *preload_entry(const char *old, const char *lib_path, int profile_ch
         const char *start = p;
         while (*p && !is_sep(*p)) p++;
         size_t len = (size_t)(p - start);
-        if (len == 0 || entry_is_ours(start, len)) continue;
+        if (len == 0 || entry_is_ours(start, len, lib_path)) continue;
         if (n > sizeof "LD_PRELOAD=" - 1) out[n++] = ':';
         memcpy(out + n, start, len);
         n += len;

@@ -61,6 +61,14 @@ START_TEST(no_children_takes_the_library_out)
     env = hp_child_env(envp2, NULL, LIB, 0, -1);
     ck_assert_str_eq(get(env, "LD_PRELOAD"), "a.so:b.so");
     hp_child_env_free(env);
+    /* a copy of the library under another name is known by its path */
+    char *const envp3[] = { "LD_PRELOAD=/tmp/copy/lib.so:a.so", NULL };
+    env = hp_child_env(envp3, NULL, "/tmp/copy/lib.so", 0, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), "a.so");
+    hp_child_env_free(env);
+    env = hp_child_env(envp3, NULL, "/tmp/copy/lib.so", 1, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), "/tmp/copy/lib.so:a.so");   /* not twice */
+    hp_child_env_free(env);
 }
 END_TEST
 
