@@ -111,17 +111,17 @@ static int room_to_unwind(const struct hp_thread *t)
 }
 
 /* The calling thread's stack, for room_to_unwind, without allocating where possible; returns its
- * size, 0 when unknown. pthread_getattr_np allocates (its affinity set), which in a thread that never allocated makes
- * glibc set up an arena of its own, 64 MiB of address space. A thread started through the
- * pthread_create hook has its stack's plan in its record (thread_start.c): a stack of the
- * program's own is known exactly, and one of unknown size (pthread_attr_setstackaddr alone) is
- * never unwound on. For a stack glibc allocates, x86-64 glibc puts the thread's descriptor (the
- * thread pointer) a fixed distance below the top of the block: measured once, on the first such
- * thread, with pthread_getattr_np; the bottom is then the size asked for below the top (rounded
- * down to pages: glibc rounds it down to its TLS alignment). A cached stack reused for the thread
- * may be larger, which puts the bound above the real one: the safe side. Other threads (the main
- * thread, C11 threads, threads found running) ask pthread_getattr_np, guard up (for the main
- * thread it reads /proc/self/maps). */
+ * size, 0 when unknown. pthread_getattr_np allocates (its affinity set), which in a thread that
+ * never allocated makes glibc set up an arena of its own, 64 MiB of address space. A thread
+ * started through the pthread_create hook has its stack's plan in its record (thread_start.c): a
+ * stack of the program's own is known exactly, and one of unknown size (pthread_attr_setstackaddr
+ * alone) is never unwound on. For a stack glibc allocates, x86-64 glibc puts the thread's
+ * descriptor (the thread pointer) a fixed distance below the top of the block: measured once, on
+ * the first such thread, with pthread_getattr_np; the bottom is then the size asked for below the
+ * top (rounded down to pages: glibc rounds it down to its TLS alignment). A cached stack reused
+ * for the thread may be larger, which puts the bound above the real one: the safe side. Other
+ * threads (the main thread, C11 threads, threads found running) ask pthread_getattr_np, guard up
+ * (for the main thread it reads /proc/self/maps). */
 static _Atomic long top_offset;     /* block top - thread pointer; 0 not measured, -1 unusable */
 
 static int attr_stack(uintptr_t *lo, size_t *size)

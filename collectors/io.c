@@ -136,7 +136,8 @@ static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp
         chunk = c;
         chunk_used = 0;
     }
-    char *k = keep_string(key), *p = k ? keep_string(n->pattern) : NULL, *f = p ? keep_string(n->name) : NULL;
+    char *k = keep_string(key), *p = k ? keep_string(n->pattern) : NULL;
+    char *f = p ? keep_string(n->name) : NULL;
     if (!f) return NULL;
     struct hp_io_res *r = &chunk[chunk_used++];
     r->key = k;

@@ -13,7 +13,7 @@ int hp_fd_room(void)
 {
     struct hp_thread *t = hp_self;
     if (!hp_active || (t && t->guard)) return 0;   /* the profiler's own call: EMFILE stands */
-    if (getpid() != hp_pid) return 0;    /* a vfork child: giving up would stop the parent's views */
+    if (getpid() != hp_pid) return 0;   /* a vfork child: its giving up would stop the parent's */
     int saved = errno;
     if (t) t->guard++;
     hp_platform_stop_opening();   /* the sampler's /proc reads would take the numbers freed now */

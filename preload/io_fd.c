@@ -214,7 +214,7 @@ HP_EXPORT int dup3(int oldfd, int newfd, int flags)
     void *arg = va_arg(ap, void *);                                                             \
     va_end(ap);                                                                                 \
     EARLY(SYS_fcntl, fd, cmd, arg);                                                             \
-    int r = HP_WITH_ROOM(REAL(fd, cmd, arg));                                                                 \
+    int r = HP_WITH_ROOM(REAL(fd, cmd, arg));                                                   \
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) duped(fd, r);                                 \
     return r;
 

@@ -69,23 +69,27 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
 }
 
+/* Close the copy of stderr; 1 when there was one. */
+static int close_stderr_copy(void)
+{
+    int fd = __atomic_exchange_n(&stderr_copy, -1, __ATOMIC_ACQ_REL);
+    if (fd < 0) return 0;
+    hp_platform_close(fd);
+    return 1;
+}
+
 void hp_report_detach_stderr(void)
 {
     struct stat st;
-    int fd = stderr_copy;
-    if (fd < 0 || fstat(fd, &st) != 0 || S_ISREG(st.st_mode)) return;
-    stderr_copy = -1;
+    if (stderr_copy < 0 || fstat(stderr_copy, &st) != 0 || S_ISREG(st.st_mode)) return;
     stderr_gone = 1;
-    hp_platform_close(fd);
+    close_stderr_copy();
 }
 
 int hp_report_release_stderr(void)
 {
     if (atomic_load(&written)) return 0;    /* the final report may be writing to it */
-    int fd = __atomic_exchange_n(&stderr_copy, -1, __ATOMIC_ACQ_REL);
-    if (fd < 0) return 0;
-    hp_platform_close(fd);
-    return 1;
+    return close_stderr_copy();
 }
 
 void hp_report_new_session(void)
