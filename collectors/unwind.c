@@ -67,13 +67,22 @@ static int stepped_backtrace(void **out, int max)
     return n;
 }
 
+__thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
+
+/* The warm-up's unw_backtrace makes libunwind's thread-cache key, and would also make the calling
+ * thread's 256 KB table: 64 page faults, 1.9 ms of every process start on a VM, for a table the
+ * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
+ * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
+ * at the thread's first unw_backtrace after the warm-up. */
 void hp_unwind_warm_up(void)
 {
     if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return;
     atomic_fetch_add(&unwinding, 1);
     void *frames[4];
     stepped_backtrace(frames, 4);
+    hp_unwind_warming = 1;
     unw_backtrace(frames, 4);
+    hp_unwind_warming = 0;
     atomic_fetch_sub(&unwinding, 1);
 }
 

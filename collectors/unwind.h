@@ -21,6 +21,10 @@ int hp_backtrace(void **out, int max);
  * process started with: DESIGN.md rule 12), makes its thread-cache key (a key numbered 32 or more,
  * made later, would make pthread_setspecific allocate in the handler) and binds its lazy symbols. */
 void hp_unwind_warm_up(void);
+/* Set while the warm-up calls unw_backtrace: the mmap hook then refuses anonymous mappings of
+ * HP_UNWIND_TABLE_BYTES or more, which are libunwind's per-thread table (unwind.c). */
+extern __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
+#define HP_UNWIND_TABLE_BYTES (64u << 10)
 /* In a fork child: when another thread of the parent was inside libunwind at the fork, its locks
  * may stay held forever here, so this process takes no more stacks. */
 void hp_unwind_fork_child(void);

@@ -12,6 +12,7 @@
 
 #include "../collectors/mappings.h"
 #include "../collectors/thread_state.h"
+#include "../collectors/unwind.h"
 #include "real.h"
 
 static struct {
@@ -43,6 +44,10 @@ static struct hp_thread *counting(void)
 HP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (!ready()) return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+    if (hp_unwind_warming && (flags & MAP_ANONYMOUS) && len >= HP_UNWIND_TABLE_BYTES) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
     void *p = real.mmap(addr, len, prot, flags, fd, off);
     if (p != MAP_FAILED && (flags & MAP_ANONYMOUS)) {
         int saved = errno;
