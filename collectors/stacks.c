@@ -96,9 +96,11 @@ uint64_t hp_stacks_frames(struct hp_stacks *t)
 void hp_stacks_reset(struct hp_stacks *t)
 {
     if (!t->slots) return;
-    memset((void *)t->slots, 0, sizeof *t->slots * (t->slots_mask + 1));
+    /* page blocks of their own: given back rather than written, so a fork child (the one caller)
+     * does not fault in every page of a table its parent barely used */
+    hp_pages_zero((void *)t->slots, sizeof *t->slots * (t->slots_mask + 1));
     uint32_t n = hp_stacks_count(t);
-    memset(t->entries, 0, sizeof *t->entries * n);
+    if (n) hp_pages_zero(t->entries, sizeof *t->entries * n);
     atomic_store(&t->used, 0);
     atomic_store(&t->store_used, 0);
     atomic_store(&t->other, 0);
