@@ -149,11 +149,20 @@ static void at_exit(void)
  * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
  * through glibc, whose arena lock that malloc holds. It has 2 s to begin and a minute to end;
  * otherwise (or with no sampler) the report is written here. */
+/* The image ends (exit, _exit, an ending signal, exec): it leaves the registry of live processes
+ * first, or a process that ended by _exit or a signal would leave its entry for the next process
+ * to start to clean up. */
+static void final_report(void)
+{
+    hp_server_unregister();
+    hp_report_write_final();
+}
+
 void hp_report_as_profiler(void)
 {
     struct hp_thread *t = hp_self;
     if (t) t->guard++;
-    if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) hp_report_write_final();
+    if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
     if (t) t->guard--;
 }
 
@@ -202,7 +211,7 @@ static void start(int argc, char **argv)
     hp_signals_init();
     hp_cpu_start(self);
     hp_alloc_sites_start();
-    if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint) != 0)
+    if (hp_sampler_start(final_report, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     hp_server_start();
     self->guard--;

@@ -84,8 +84,7 @@ static int do_exec(const struct exec_call *c)
 {
     if (!profiled_here()) return call_real(c, c->envp);
     char **env = child_env(c->envp, (long)hp_report_image() + 1);
-    hp_report_as_profiler();
-    hp_server_before_exec();
+    hp_report_as_profiler();     /* leaves the registry too */
     int r = call_real(c, env ? env : c->envp);
     /* still here: the exec failed, this image goes on and reports again at its end */
     int saved = errno;

@@ -189,11 +189,6 @@ static void register_process(void)
                       token[0] != 0, token_auto ? token : NULL);
 }
 
-static void at_exit(void)
-{
-    if (registered_pid && registered_pid == getpid()) hp_procfile_remove(registered_pid);
-}
-
 /* ---- responses ---- */
 
 static const char *reason(int status)
@@ -573,11 +568,10 @@ void hp_server_start(void)
     if (hp_config.server_off || hp_config.auth_bad) return;
     if (hp_config.auth_auto) { make_token(); token_auto = 1; }
     else snprintf(token, sizeof token, "%s", hp_config.auth_token);
-    atexit(at_exit);
     start(1);
 }
 
-void hp_server_before_exec(void)
+void hp_server_unregister(void)
 {
     if (registered_pid && registered_pid == getpid()) hp_procfile_remove(registered_pid);
 }

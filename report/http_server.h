@@ -10,9 +10,10 @@
 void hp_server_start(void);
 /* In a fork child: the parent's sockets are closed and a server of the child's own starts. */
 void hp_server_restart_in_child(void);
-/* exec: the image being replaced leaves the registry (the next image, if profiled, registers
- * itself); if the exec failed, this image registers again. */
-void hp_server_before_exec(void);
+/* The image ends (its final report, which exec writes too): it leaves the registry of live
+ * processes (the next image, if profiled, registers itself). Async-signal-safe. */
+void hp_server_unregister(void);
+/* The exec failed: this image registers again. */
 void hp_server_exec_failed(void);
 /* The server thread's tid, 0 when there is none (the sampler leaves it out of the threads view). */
 int hp_server_tid(void);

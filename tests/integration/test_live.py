@@ -12,7 +12,7 @@ import time
 
 import jsonschema
 
-from harness import SCHEMA, VALIDATOR, clean_env, target
+from harness import SCHEMA, VALIDATOR, clean_env, run, target
 from live import Live, curl, free_port, get_json, raw_status, wait_entry
 
 
@@ -176,6 +176,23 @@ def test_registry_file_removed_at_exit_and_stale_ones_cleaned():
         with Live(runtime=p.runtime) as q:
             assert q.entry
             assert not os.path.exists(stale)
+
+
+def test_every_way_of_ending_leaves_the_registry():
+    # _exit runs no atexit handler, a fatal signal none either, and fork children that _exit are
+    # what shells and servers make by the thousand: none may leave its entry behind
+    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    try:
+        for mode in ("return", "_exit", "_Exit", "segv", "sigterm-self", "forks"):
+            args = [target("exit_paths"), mode]
+            if mode == "sigterm-self":
+                args = ["sh", "-c", 'exec "$0" sigterm & sleep 0.5; kill $!; wait $!', target("exit_paths")]
+            r = run(args, env={"XDG_RUNTIME_DIR": runtime}, fmt="none")
+            assert r.returncode != 127, r.stderr
+            left = os.listdir(os.path.join(runtime, "hotpath"))
+            assert left == [], (mode, left)
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_fork_child_serves_itself():
