@@ -41,6 +41,33 @@ def test_fork_children_while_other_threads_take_stacks():
     assert r.returncode == 0 and r.stdout.endswith(b"forks 100 ok\n"), (r.stdout, r.stderr)
 
 
+def start_faults(preload):
+    """Minor page faults of a process that does nothing (/bin/true): the least of five runs."""
+    env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none"}, preload)
+    least = None
+    for _ in range(5):
+        p = subprocess.Popen(["true"], env=env)
+        _, _, ru = os.wait4(p.pid, 0)
+        least = ru.ru_minflt if least is None else min(least, ru.ru_minflt)
+    return least
+
+
+def test_a_process_start_and_a_fork_child_touch_few_pages():
+    # On a VM each page a process touches costs it 15-30 us (a fault, a zeroed or copied page), so
+    # the pages the profiler touches are most of what every process start and fork child costs
+    # (shells, make and test suites make thousands). Once a start added 192 faults (libunwind's
+    # table of the main thread, 64) and a fork child 100 (tables zeroed page by page).
+    added = start_faults(True) - start_faults(False)
+    assert 0 < added <= 150, added
+    children = {}
+    for preload in (False, True):
+        r = run([target("exit_paths"), "fork_exit"], fmt="none", preload=preload)
+        assert r.returncode == 0, r.stderr
+        children[preload] = int(r.stdout.split(b"child faults ")[1])
+    added = children[True] - children[False]
+    assert 0 < added <= 80, children
+
+
 def test_main_thread_pthread_exit_ends_when_the_last_thread_does():
     """glibc ends the process with exit(0) when its last thread ends; the profiler's own threads
     never end, so it does that for glibc (the process hung before)."""

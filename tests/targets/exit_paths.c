@@ -5,7 +5,8 @@
  * `pthread_exit` (main ends with pthread_exit while a worker runs on: the process ends, status 0,
  * when the worker does, and its atexit handler runs), `forks` (100 fork children that allocate
  * and exit while three threads allocate and open files without pause: some fork lands while a
- * thread is inside libunwind, taking a sampled allocation's stack).
+ * thread is inside libunwind, taking a sampled allocation's stack), `fork_exit` (50 fork children
+ * that _exit at once; prints their mean minor page faults: what each fork child costs).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,6 +189,17 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "exit_in_malloc")) churn_forever();
     if (!strcmp(mode, "daemonize") || !strcmp(mode, "daemon3")) return become_daemon(!strcmp(mode, "daemonize"));
     if (!strcmp(mode, "forks")) return forks();
+    if (!strcmp(mode, "fork_exit")) {
+        for (int i = 0; i < 50; i++) {
+            pid_t pid = fork();
+            if (pid == 0) _exit(0);
+            waitpid(pid, NULL, 0);
+        }
+        struct rusage ru;
+        getrusage(RUSAGE_CHILDREN, &ru);
+        printf("child faults %ld\n", ru.ru_minflt / 50);
+        return 0;
+    }
     if (!strcmp(mode, "pthread_exit") || !strcmp(mode, "pthread_exit_raise")) {
         raise_at_end = !strcmp(mode, "pthread_exit_raise");
         pthread_t t;
