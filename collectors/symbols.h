@@ -26,7 +26,7 @@ void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t s
 void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_t size,
                       char *module, size_t module_size);
 /* Where the function holding a return address is defined in the source: file and line from
- * DWARF (collectors/lines.h); 1, or 0 where there is none. */
+ * DWARF (collectors/lines.h); 1, or 0 where there is none or the module is glibc's own. */
 int hp_syms_location(struct hp_syms *s, const void *ret_addr, char *file, size_t size, unsigned *line);
 
 #endif

@@ -9,7 +9,7 @@ BUILD_PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimallo
 PACKAGES="$BUILD_PACKAGES check libsubunit-dev
 python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4
 libncurses-dev libjansson-dev tmux prometheus clang chromium
-redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk file"
+redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk file libc6-dbg"
 # npm: Debian's package, unless some npm is already there (nodesource's nodejs bundles its own)
 command -v npm >/dev/null || PACKAGES="$PACKAGES npm"
 [ "${1:-all}" = build ] && PACKAGES=$BUILD_PACKAGES

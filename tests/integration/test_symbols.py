@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -81,6 +82,23 @@ def test_file_and_line_from_debug_info():
     for f in r.report["functions_cpu"]["functions"]:
         if f["module"] == "linux-vdso.so.1":
             assert f["file"] is None and f["line"] is None, f
+
+
+def test_no_location_from_glibcs_debug_file():
+    # glibc's detached debug file (libc6-dbg, a test dependency here, as valgrind brings it on
+    # developers' machines) is compressed: libdw inflated all of it, 40 ms of every report with a
+    # libc frame (every CPU profile has __libc_start_main). glibc's frames keep their names only;
+    # the program's own keep their locations.
+    busy = "import time\nt = time.time()\nwhile time.time() - t < 0.3: pass\n"
+    r = run([sys.executable, "-c", busy], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    fns = functions(r.report)
+    libc = [f for f in fns.values() if f["module"] == "libc.so.6"]
+    assert any(f["name"] == "__libc_start_main" for f in libc), list(fns)   # the main thread's root
+    assert all(f["file"] is None and f["line"] is None for f in libc), libc
+    r = run([target("cpu_ratio"), "0.3"], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    assert functions(r.report)["hot_a"]["file"], functions(r.report)["hot_a"]
 
 
 def read_svg(path):
