@@ -126,6 +126,44 @@ static int in_file(const struct module *m, uint64_t off, uint64_t len)
     return off <= m->file_size && len <= m->file_size - off;
 }
 
+/* One stable pass of a radix sort: the symbols of `from` into `to` by byte `shift / 8` of the
+ * key. Returns 0 when every symbol has the same byte there (nothing moved). */
+static int radix_pass(const struct sym *from, struct sym *to, size_t n, int by_size, unsigned shift)
+{
+    size_t count[256] = { 0 };
+    for (size_t i = 0; i < n; i++) count[((by_size ? from[i].size : from[i].value) >> shift) & 255]++;
+    for (unsigned b = 0; b < 256; b++)
+        if (count[b] == n) return 0;
+    for (size_t b = 0, at = 0; b < 256; b++) {
+        size_t c = count[b];
+        count[b] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++) to[count[((by_size ? from[i].size : from[i].value) >> shift) & 255]++] = from[i];
+    return 1;
+}
+
+/* Symbols in by_value order: a radix sort (by size, then by value, each pass stable), as a large
+ * program's table (cc1: 29,000 symbols) took a heapsort 10 ms of every report. */
+static void sort_symbols(struct sym *syms, size_t n)
+{
+    struct sym *tmp = n > 64 ? hp_alloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        hp_sort(syms, n, sizeof *syms, by_value);
+        return;
+    }
+    struct sym *from = syms, *to = tmp;
+    for (int by_size = 1; by_size >= 0; by_size--)
+        for (unsigned shift = 0; shift < 8 * sizeof(uintptr_t); shift += 8)
+            if (radix_pass(from, to, n, by_size, shift)) {
+                struct sym *t = from;
+                from = to;
+                to = t;
+            }
+    if (from != syms) memcpy(syms, from, n * sizeof *syms);
+    hp_free(tmp);
+}
+
 /* Load a symbol table section (and its string table) into m->syms. */
 static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh, unsigned want)
 {
@@ -148,7 +186,7 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
             if (!*name || memchr(name, 0, strs->sh_size - syms[k].st_name) == NULL) continue;
             m->syms[m->nsyms++] = (struct sym){ syms[k].st_value, syms[k].st_size, name };
         }
-        hp_sort(m->syms, m->nsyms, sizeof *m->syms, by_value);
+        sort_symbols(m->syms, m->nsyms);
         return;
     }
 }
