@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
 
 static int is_sep(char c)
 {
@@ -28,12 +27,15 @@ static int entry_is_ours(const char *s, size_t len, const char *lib_path)
     return realpath(entry, resolved) && strcmp(resolved, lib_path) == 0;
 }
 
-/* "LD_PRELOAD=..." for the child; NULL when the variable should be dropped. */
-static char *preload_entry(const char *old, const char *lib_path, int profile_children)
+/* "LD_PRELOAD=..." for the child into out (room for preload_bytes); NULL when the variable
+ * should be dropped. */
+static size_t preload_bytes(const char *old, const char *lib_path)
 {
-    size_t old_len = old ? strlen(old) : 0;
-    char *out = hp_alloc(sizeof "LD_PRELOAD=" + strlen(lib_path) + 1 + old_len);
-    if (!out) return NULL;
+    return sizeof "LD_PRELOAD=" + strlen(lib_path) + 1 + (old ? strlen(old) : 0);
+}
+
+static char *preload_entry(char *out, const char *old, const char *lib_path, int profile_children)
+{
     strcpy(out, "LD_PRELOAD=");
     size_t n = strlen(out);
     if (profile_children) {
@@ -51,11 +53,7 @@ static char *preload_entry(const char *old, const char *lib_path, int profile_ch
         n += len;
     }
     out[n] = 0;
-    if (n == sizeof "LD_PRELOAD=" - 1) {      /* nothing left to preload */
-        hp_free(out);
-        return NULL;
-    }
-    return out;
+    return n == sizeof "LD_PRELOAD=" - 1 ? NULL : out;      /* nothing left to preload: dropped */
 }
 
 static int has_name(const char *entry, const char *name)
@@ -73,51 +71,40 @@ static int env_sets(char *const envp[], size_t count, const char *entry)
     return 0;
 }
 
-char **hp_child_env(char *const envp[], char *const settings[], const char *lib_path,
-                    int profile_children, long image)
+static const char *old_preload(char *const envp[])
 {
-    size_t count = 0, nsettings = 0;
-    const char *old_preload = NULL;
-    for (; envp && envp[count]; count++)
-        if (has_name(envp[count], "LD_PRELOAD")) old_preload = envp[count] + sizeof "LD_PRELOAD=" - 1;
-    while (settings && settings[nsettings]) nsettings++;
-    char **env = hp_alloc((count + nsettings + 3) * sizeof *env);
-    if (!env) return NULL;
-    size_t n = 0;
-    int failed = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (has_name(envp[i], "LD_PRELOAD") || has_name(envp[i], HP_IMAGE_VAR)) continue;
-        char *copy = hp_strdup(envp[i]);
-        if (copy) env[n++] = copy;
-        else failed = 1;
-    }
-    for (size_t i = 0; profile_children && i < nsettings; i++) {
-        if (env_sets(envp, count, settings[i])) continue;
-        char *copy = hp_strdup(settings[i]);
-        if (copy) env[n++] = copy;
-        else failed = 1;
-    }
-    char *preload = preload_entry(old_preload, lib_path, profile_children);
-    if (preload) env[n++] = preload;
-    else if (profile_children) failed = 1;
-    if (image >= 0) {
-        char var[64];
-        snprintf(var, sizeof var, "%s=%ld", HP_IMAGE_VAR, image);
-        char *copy = hp_strdup(var);
-        if (copy) env[n++] = copy;
-        else failed = 1;
-    }
-    env[n] = NULL;
-    if (failed) {
-        hp_child_env_free(env);
-        return NULL;
-    }
-    return env;
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (has_name(envp[i], "LD_PRELOAD")) return envp[i] + sizeof "LD_PRELOAD=" - 1;
+    return NULL;
 }
 
-void hp_child_env_free(char **env)
+#define IMAGE_BYTES 64
+
+void hp_child_env_need(char *const envp[], char *const settings[], const char *lib_path,
+                       size_t *slots, size_t *bytes)
 {
-    if (!env) return;
-    for (char **e = env; *e; e++) hp_free(*e);
-    hp_free(env);
+    size_t count = 0, nsettings = 0;
+    while (envp && envp[count]) count++;
+    while (settings && settings[nsettings]) nsettings++;
+    *slots = count + nsettings + 3;
+    *bytes = preload_bytes(old_preload(envp), lib_path) + IMAGE_BYTES;
+}
+
+void hp_child_env(char **out, char *buf, char *const envp[], char *const settings[],
+                  const char *lib_path, int profile_children, long image)
+{
+    size_t count = 0, n = 0;
+    for (; envp && envp[count]; count++)
+        if (!has_name(envp[count], "LD_PRELOAD") && !has_name(envp[count], HP_IMAGE_VAR)) out[n++] = envp[count];
+    for (size_t i = 0; profile_children && settings && settings[i]; i++)
+        if (!env_sets(envp, count, settings[i])) out[n++] = settings[i];
+    const char *old = old_preload(envp);
+    char *preload = preload_entry(buf, old, lib_path, profile_children);
+    if (preload) out[n++] = preload;
+    if (image >= 0) {
+        char *var = buf + preload_bytes(old, lib_path);
+        snprintf(var, IMAGE_BYTES, "%s=%ld", HP_IMAGE_VAR, image);
+        out[n++] = var;
+    }
+    out[n] = NULL;
 }

@@ -2,7 +2,7 @@
  * its report first (atexit does not run at exec) and a failed exec goes on profiling; children
  * get libhotpath.so back in an explicit environment (or taken out, HOTPATH_NO_CHILDREN=true), and
  * an exec carries the process image number (%n) to the next image. A vfork child, which shares
- * our memory under another pid, passes straight through. */
+ * our memory under another pid, writes no report, but what it execs gets the same environment. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,15 +47,24 @@ static int profiled_here(void)
     return hp_active && getpid() == hp_pid;
 }
 
-/* The child's environment; the original one when it cannot be made. */
-static char **child_env(char *const envp[], long image)
+/* A vfork child of the profiled process: it runs in our memory under its own pid, and what it
+ * execs is a child of ours all the same. */
+static int vfork_child(void)
 {
-    struct hp_thread *t = hp_self;
-    if (t) t->guard++;
-    char **env = hp_child_env(envp, hp_settings, hp_lib_path, !hp_config.no_children, image);
-    if (t) t->guard--;
-    return env;
+    return hp_active && getpid() != hp_pid;
 }
+
+/* The child's environment (child_env.h), made on the caller's stack: no allocation, as a vfork
+ * child may not touch the parent's heaps. An environment too large for that (over ENV_MAX
+ * bytes of pointers and new strings) is passed on as the program gave it. */
+#define ENV_MAX (64u << 10)
+#define WITH_CHILD_ENV(envp, image, env)                                                        \
+    size_t slots_, bytes_;                                                                      \
+    hp_child_env_need(envp, hp_settings, hp_lib_path, &slots_, &bytes_);                       \
+    int fits_ = slots_ * sizeof(char *) + bytes_ <= ENV_MAX;                                    \
+    char *env_[fits_ ? slots_ : 1], buf_[fits_ ? bytes_ : 1];                                   \
+    if (fits_) hp_child_env(env_, buf_, envp, hp_settings, hp_lib_path, !hp_config.no_children, image); \
+    char *const *env = fits_ ? env_ : (envp)
 
 enum exec_kind { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
@@ -82,17 +91,19 @@ static int call_real(const struct exec_call *c, char *const envp[])
 
 static int do_exec(const struct exec_call *c)
 {
+    hp_resolve();
+    if (vfork_child()) {             /* no report here: not our process; image 0 in the new one */
+        WITH_CHILD_ENV(c->envp, -1, env);
+        return call_real(c, env);
+    }
     if (!profiled_here()) return call_real(c, c->envp);
-    char **env = child_env(c->envp, (long)hp_report_image() + 1);
+    WITH_CHILD_ENV(c->envp, (long)hp_report_image() + 1, env);
     hp_report_as_profiler();     /* leaves the registry too */
-    int r = call_real(c, env ? env : c->envp);
+    int r = call_real(c, env);
     /* still here: the exec failed, this image goes on and reports again at its end */
     int saved = errno;
     hp_report_rearm();
     hp_server_exec_failed();
-    if (hp_self) hp_self->guard++;
-    hp_child_env_free(env);
-    if (hp_self) hp_self->guard--;
     errno = saved;
     return r;
 }
@@ -174,15 +185,9 @@ static int do_spawn(int search, pid_t *pid, const char *path, const posix_spawn_
 {
     int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
               char *const[], char *const[]) = search ? real.posix_spawnp : real.posix_spawn;
-    if (!profiled_here()) return fn(pid, path, fa, attr, argv, envp);
-    char **env = child_env(envp, -1);
-    int r = fn(pid, path, fa, attr, argv, env ? env : envp);
-    int saved = errno;
-    if (hp_self) hp_self->guard++;
-    hp_child_env_free(env);
-    if (hp_self) hp_self->guard--;
-    errno = saved;
-    return r;
+    if (!profiled_here() && !vfork_child()) return fn(pid, path, fa, attr, argv, envp);
+    WITH_CHILD_ENV(envp, -1, env);
+    return fn(pid, path, fa, attr, argv, env);
 }
 
 HP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

@@ -45,7 +45,7 @@ def test_failed_exec_goes_on_profiling():
 
 
 def test_explicit_environment_keeps_children_profiled():
-    for mode in ("env", "spawn"):
+    for mode in ("env", "spawn", "vfork-env"):
         p, found = reports_by_name({}, [mode])
         assert b"probe profiled=1 image_var=unset" in p.stdout, (mode, p.stdout)
         # the child kept the user's HOTPATH_* settings: its report is a JSON file too
@@ -53,7 +53,8 @@ def test_explicit_environment_keeps_children_profiled():
 
 
 def test_no_children():
-    for mode in ("env", "spawn"):
+    # vfork-env: a vfork child's exec (dash runs every command so) obeys it too
+    for mode in ("env", "spawn", "vfork-env"):
         p, found = reports_by_name({"HOTPATH_NO_CHILDREN": "true"}, [mode])
         assert b"probe profiled=0" in p.stdout, (mode, p.stdout)
         assert len(found) == 1, (mode, list(found))

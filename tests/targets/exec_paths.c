@@ -3,6 +3,7 @@
  *   exec-fail   execv a path that does not exist, then allocate 300000 and exit 0
  *   env         execve with an explicit environment that has no LD_PRELOAD, running `probe`
  *   spawn       posix_spawn `probe` with an explicit environment that has no LD_PRELOAD
+ *   vfork-env   vfork, then execve `probe` with the program's environment (as dash runs commands)
  *   vfork       50 rounds of vfork+exec of `probe` and 50 posix_spawn of it, allocating 1000 each
  *   probe       print whether libhotpath.so is loaded here, and the HOTPATH_IMAGE the program sees */
 #define _GNU_SOURCE
@@ -32,6 +33,19 @@ static int profiled(void)
     while (f && fgets(line, sizeof line, f)) found |= strstr(line, "libhotpath.so") != NULL;
     if (f) fclose(f);
     return found;
+}
+
+static __attribute__((noinline)) int vfork_exec(char *path, char **argv)
+{
+    fflush(stdout);
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execve(path, argv, environ);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return WEXITSTATUS(status);
 }
 
 int main(int argc, char **argv)
@@ -69,6 +83,7 @@ int main(int argc, char **argv)
         waitpid(pid, &status, 0);
         return WEXITSTATUS(status);
     }
+    if (!strcmp(mode, "vfork-env")) return vfork_exec(self, probe_argv);
     if (!strcmp(mode, "vfork")) {
         for (int i = 0; i < 50; i++) {
             marker(1000);
