@@ -191,13 +191,13 @@ void hp_alloc_unsample(void *p)
 void hp_alloc_sites_fork_child(void)
 {
     if (!atomic_load(&on)) return;
-    /* the tables are whole page blocks: given back rather than written, so each child of a
-     * forking server does not make them resident */
     /* the filter is static memory shared with the parent until written: only words with bits
      * set are, so pages without a sampled block stay shared */
     for (size_t i = 0; i < sizeof hp_alloc_filter / sizeof *hp_alloc_filter; i++)
         if (atomic_load_explicit(&hp_alloc_filter[i], memory_order_relaxed))
             atomic_store_explicit(&hp_alloc_filter[i], 0, memory_order_relaxed);
+    /* the tables are whole page blocks: given back rather than written, so each child of a
+     * forking server does not make them resident */
     hp_pages_zero((void *)filter_counts, 1u << HP_ALLOC_FILTER_BITS);
     hp_pages_zero(live, sizeof *live * (live_mask + 1));
     hp_pages_zero(sites, sizeof *sites * (table.max_entries + 1));

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int is_sep(char c)
 {
     return c == ':' || c == ' ';

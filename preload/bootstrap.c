@@ -144,11 +144,6 @@ static void at_exit(void)
 #define FINAL_REPORT_START_MS 2000
 #define FINAL_REPORT_MAX_MS 60000
 
-/* Profiler work on a program thread: the guard keeps the hooks from counting it. The sampler
- * writes the report when it runs: exit and _exit may be called from a signal handler that
- * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
- * through glibc, whose arena lock that malloc holds. It has 2 s to begin and a minute to end;
- * otherwise (or with no sampler) the report is written here. */
 /* The image ends (exit, _exit, an ending signal, exec): it leaves the registry of live processes
  * first, or a process that ended by _exit or a signal would leave its entry for the next process
  * to start to clean up. */
@@ -158,6 +153,11 @@ static void final_report(void)
     hp_report_write_final();
 }
 
+/* Profiler work on a program thread: the guard keeps the hooks from counting it. The sampler
+ * writes the report when it runs: exit and _exit may be called from a signal handler that
+ * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
+ * through glibc, whose arena lock that malloc holds. It has 2 s to begin and a minute to end;
+ * otherwise (or with no sampler) the report is written here. */
 void hp_report_as_profiler(void)
 {
     struct hp_thread *t = hp_self;
