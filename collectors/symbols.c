@@ -34,7 +34,7 @@ struct module {
     const struct link_map *map;   /* a loaded module, or NULL: */
     uint64_t unloaded;            /* the order of an unloaded one (collectors/unloaded.h) */
     uintptr_t bias;               /* address - bias = address in the file */
-    char path[512];
+    char *path;                   /* hp_strdup'd, or no_path */
     void *file;
     size_t file_size;
     struct sym *syms;
@@ -73,11 +73,14 @@ static unsigned long long unloads_so_far(void)
     return n;
 }
 
+static char no_path[] = "";
+
 static void release(struct hp_syms *s)
 {
     for (unsigned i = 0; i < s->n; i++) {
         if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
         hp_free(s->mods[i].syms);
+        if (s->mods[i].path != no_path) hp_free(s->mods[i].path);
     }
     hp_lines_close(s->lines);
     hp_free(s);
@@ -193,7 +196,7 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
 
 static void load_module(struct module *m, const char *path)
 {
-    snprintf(m->path, sizeof m->path, "%s", path);
+    if (!(m->path = hp_strdup(path))) m->path = no_path;
     int fd = hp_platform_open(path, O_RDONLY, 0);
     if (fd < 0) return;
     struct stat st;
