@@ -141,17 +141,23 @@ static int attr_stack(uintptr_t *lo, size_t *size)
 
 /* The stack exec made, which the main thread runs on: as pthread_getattr_np finds it, but without
  * reading /proc/self/maps (0.3 ms of every start here, more with many mappings). The kernel puts
- * the program's file name (AT_EXECFN) last on it, one word below the top; the stack grows down to
- * RLIMIT_STACK below the top (glibc's 32 MiB when unlimited). 0 when sp is not on that stack (a
- * fork child's thread, a loader that moved things): the caller asks glibc. */
+ * the program's file name (AT_EXECFN) last on it, followed by one zero word that ends at the top
+ * (page-aligned); the stack grows down to RLIMIT_STACK below the top. 0, and the caller asks
+ * glibc, where that layout is not seen (the loader run as a program points AT_EXECFN at the
+ * program's argv[0], among the other strings), where the limit is unlimited (glibc then bounds the
+ * stack by the mapping below it), and where sp is not on that stack (a fork child's thread). */
 static size_t exec_stack(uintptr_t sp, uintptr_t *lo)
 {
     const char *name = (const char *)getauxval(AT_EXECFN);
     struct rlimit rl;
-    if (!name || getrlimit(RLIMIT_STACK, &rl) != 0) return 0;
+    if (!name || name == program_invocation_name || getrlimit(RLIMIT_STACK, &rl) != 0 ||
+        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > ((rlim_t)1 << 32))
+        return 0;
     uintptr_t top = (uintptr_t)name + strlen(name) + 1 + sizeof(void *);
-    size_t size = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > ((rlim_t)1 << 32) ? (size_t)32 << 20 : (size_t)rl.rlim_cur;
-    if ((top & 4095) || size > top || !(sp < top && top - sp < size)) return 0;
+    size_t size = (size_t)rl.rlim_cur;
+    if ((top & 4095) || *(const uintptr_t *)(top - sizeof(void *)) != 0 || size > top ||
+        !(sp < top && top - sp < size))
+        return 0;
     *lo = top - size;
     return size;
 }

@@ -1,9 +1,10 @@
 """CPU profile against known truth: shares of CPU by function, per-thread split, the program
 winning SIGPROF/ITIMER_PROF, EINTR behaviour, and the settings that turn it off."""
 import os
+import subprocess
 import tempfile
 
-from harness import bare, run, target
+from harness import bare, clean_env, run, target
 
 
 def cpu(report):
@@ -214,6 +215,32 @@ def test_samples_in_a_program_with_many_thread_keys_never_allocate():
     assert r.returncode == 0 and r.stdout == b"churned\n", (r.returncode, r.stderr[-500:])
     # past each thread's 64 stepped stacks: unw_backtrace itself took samples
     assert r.report["functions_cpu"]["samples_count"] > 6 * 64, r.report["functions_cpu"]["samples_count"]
+
+
+def test_main_stack_bounds_hold_for_a_program_run_through_the_loader():
+    # `ld.so ./prog` points AT_EXECFN at the program's argv[0], among the strings on the stack, not
+    # at the copy of the file name that ends one word below the stack's top. Where argv[0] ended
+    # there by chance (one layout in 4096, chosen here on purpose), the profiler took it for the
+    # top and the bottom as much too low, and samples of main near its real limit unwound past it:
+    # the program died where bare it lives.
+    loader = "/lib64/ld-linux-x86-64.so.2"
+    cmd = [loader, target("cpu_stacks"), "nearlimit"]
+    # 200 KB of strings above argv[0]: the bottom would be taken 200 KB too low
+    env = {"HOTPATH_CPU_HZ": "999", "HOTPATH_OUTPUT_FORMAT": "none", "B": "b" * 100000, "C": "c" * 100000}
+
+    def at(pad, probe):
+        e = clean_env({**env, "PAD": "x" * pad, "CPU_STACKS_PROBE": probe})
+        return subprocess.run(cmd, env=e, capture_output=True, timeout=60)
+
+    first = int(at(1, "1").stdout)
+    pad = 1 + first                   # argv[0] moves down by as much as PAD grows
+    assert int(at(pad, "1").stdout) == 0
+    plain = subprocess.run(cmd, env=clean_env({**env, "PAD": "x" * pad, "CPU_STACKS_PROBE": "0"}, preload=False),
+                           capture_output=True, timeout=60)
+    assert plain.returncode == 0 and plain.stdout == b"near the limit done\n", plain
+    for _ in range(5):              # the old build died in about 6 runs of 10
+        r = at(pad, "0")
+        assert (r.returncode, r.stdout) == (0, plain.stdout), (r.returncode, r.stdout, r.stderr)
 
 
 def test_samples_never_write_past_a_small_or_freed_stack():

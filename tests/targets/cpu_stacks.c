@@ -15,6 +15,11 @@
  *                          CPU in main and in two threads, three times: libunwind's own key, if it
  *                          were made only now (numbered 40 or more), would make pthread_setspecific
  *                          allocate inside a SIGPROF that interrupted free
+ *   cpu_stacks nearlimit   main recurses to 10 KB above its RLIMIT_STACK limit and burns a second
+ *                          of CPU there (run through the loader, as ld.so ./prog, the profiler
+ *                          once took the wrong end of main's stack and unwound past that limit);
+ *                          with CPU_STACKS_PROBE=1 it prints instead where AT_EXECFN's string
+ *                          would put the stack's top, modulo a page (=0: the same layout, runs)
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -24,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,6 +168,34 @@ static void *churn(void *arg)
     return NULL;
 }
 
+static uintptr_t limit_low;      /* main's stack may not grow below this */
+
+static __attribute__((noinline)) int near_limit(int depth)
+{
+    volatile char pad[512];
+    pad[0] = (char)depth;
+    if ((uintptr_t)__builtin_frame_address(0) - limit_low < 10 * 1024) {
+        burn_second();
+        return pad[0];
+    }
+    return near_limit(depth + 1) + pad[0];
+}
+
+/* main's stack: its top from /proc/self/maps, its bottom RLIMIT_STACK below */
+static int find_limit(void)
+{
+    char line[512];
+    unsigned long low, top = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &low, &top) != 2) top = 0;
+    if (f) fclose(f);
+    struct rlimit rl;
+    if (!top || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return -1;
+    limit_low = top - (uintptr_t)rl.rlim_cur;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -210,8 +245,17 @@ int main(int argc, char **argv)
             for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
         }
         printf("churned\n");
+    } else if (strcmp(mode, "nearlimit") == 0) {
+        const char *probe = getenv("CPU_STACKS_PROBE"), *name = (const char *)getauxval(AT_EXECFN);
+        if (probe && strcmp(probe, "1") == 0) {
+            printf("%lu\n", (unsigned long)(((uintptr_t)name + strlen(name) + 1 + sizeof(void *)) & 4095));
+            return 0;
+        }
+        if (find_limit() != 0) return 2;
+        near_limit(0);
+        printf("near the limit done\n");
     } else {
-        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt|stack64k|stackaddr|smalldeep|manykeys\n");
+        fprintf(stderr, "usage: cpu_stacks altfree|smallstack|smallalt|stack64k|stackaddr|smalldeep|manykeys|nearlimit\n");
         return 2;
     }
     return 0;
