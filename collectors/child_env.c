@@ -70,11 +70,13 @@ static int env_sets(char *const envp[], size_t count, const char *entry)
     return 0;
 }
 
+/* The program's LD_PRELOAD: its last setting, as the loader takes it. */
 static const char *old_preload(char *const envp[])
 {
+    const char *last = NULL;
     for (size_t i = 0; envp && envp[i]; i++)
-        if (has_name(envp[i], "LD_PRELOAD")) return envp[i] + sizeof "LD_PRELOAD=" - 1;
-    return NULL;
+        if (has_name(envp[i], "LD_PRELOAD")) last = envp[i] + sizeof "LD_PRELOAD=" - 1;
+    return last;
 }
 
 #define IMAGE_BYTES 64

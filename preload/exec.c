@@ -12,6 +12,7 @@
 
 #include "../collectors/child_env.h"
 #include "../collectors/config.h"
+#include "../collectors/memory.h"
 #include "../collectors/thread_state.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
@@ -54,17 +55,55 @@ static int vfork_child(void)
     return hp_active && getpid() != hp_pid;
 }
 
-/* The child's environment (child_env.h), made on the caller's stack: no allocation, as a vfork
- * child may not touch the parent's heaps. An environment too large for that (over ENV_MAX
- * bytes of pointers and new strings) is passed on as the program gave it. */
-#define ENV_MAX (64u << 10)
-#define WITH_CHILD_ENV(envp, image, env)                                                        \
+/* The child's environment (child_env.h). A small one (the common case) is made on the caller's
+ * stack, the only way in a vfork child, which may not touch the parent's heaps; a larger one
+ * comes from the profiler's heap in the profiled process, and in a vfork child is passed on as
+ * the program gave it. errno is the program's throughout. */
+#define ENV_STACK_MAX (16u << 10)
+
+struct child_env {
+    char **env;                     /* what the child gets */
+    char **heap_env, *heap_buf;     /* the profiler's heap, for child_env_done */
+};
+
+#define WITH_CHILD_ENV(envp, image, ce)                                                         \
     size_t slots_, bytes_;                                                                      \
     hp_child_env_need(envp, hp_settings, hp_lib_path, &slots_, &bytes_);                       \
-    int fits_ = slots_ * sizeof(char *) + bytes_ <= ENV_MAX;                                    \
-    char *env_[fits_ ? slots_ : 1], buf_[fits_ ? bytes_ : 1];                                   \
-    if (fits_) hp_child_env(env_, buf_, envp, hp_settings, hp_lib_path, !hp_config.no_children, image); \
-    char *const *env = fits_ ? env_ : (envp)
+    int small_ = slots_ * sizeof(char *) + bytes_ <= ENV_STACK_MAX;                             \
+    char *stack_env_[small_ ? slots_ : 1], stack_buf_[small_ ? bytes_ : 1];                     \
+    struct child_env ce = child_env(envp, image, small_ ? stack_env_ : NULL, stack_buf_, slots_, bytes_)
+
+static struct child_env child_env(char *const envp[], long image, char **env, char *buf, size_t slots,
+                                  size_t bytes)
+{
+    int saved = errno;
+    struct child_env ce = { (char **)envp, NULL, NULL };
+    struct hp_thread *t = hp_self;
+    if (!env && !vfork_child()) {
+        if (t) t->guard++;
+        env = ce.heap_env = hp_alloc(slots * sizeof *env);
+        buf = ce.heap_buf = hp_alloc(bytes);
+        if (t) t->guard--;
+    }
+    if (env && buf) {
+        hp_child_env(env, buf, envp, hp_settings, hp_lib_path, !hp_config.no_children, image);
+        ce.env = env;
+    }
+    errno = saved;
+    return ce;
+}
+
+static void child_env_done(struct child_env *ce)
+{
+    if (!ce->heap_env && !ce->heap_buf) return;
+    int saved = errno;
+    struct hp_thread *t = hp_self;
+    if (t) t->guard++;
+    hp_free(ce->heap_env);
+    hp_free(ce->heap_buf);
+    if (t) t->guard--;
+    errno = saved;
+}
 
 enum exec_kind { EXEC_PATH, EXEC_SEARCH, EXEC_FD, EXEC_AT };
 
@@ -93,15 +132,16 @@ static int do_exec(const struct exec_call *c)
 {
     hp_resolve();
     if (vfork_child()) {             /* no report here: not our process; image 0 in the new one */
-        WITH_CHILD_ENV(c->envp, -1, env);
-        return call_real(c, env);
+        WITH_CHILD_ENV(c->envp, -1, ce);
+        return call_real(c, ce.env);
     }
     if (!profiled_here()) return call_real(c, c->envp);
-    WITH_CHILD_ENV(c->envp, (long)hp_report_image() + 1, env);
+    WITH_CHILD_ENV(c->envp, (long)hp_report_image() + 1, ce);
     hp_report_as_profiler();     /* leaves the registry too */
-    int r = call_real(c, env);
+    int r = call_real(c, ce.env);
     /* still here: the exec failed, this image goes on and reports again at its end */
     int saved = errno;
+    child_env_done(&ce);
     hp_report_rearm();
     hp_server_exec_failed();
     errno = saved;
@@ -186,8 +226,10 @@ static int do_spawn(int search, pid_t *pid, const char *path, const posix_spawn_
     int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
               char *const[], char *const[]) = search ? real.posix_spawnp : real.posix_spawn;
     if (!profiled_here() && !vfork_child()) return fn(pid, path, fa, attr, argv, envp);
-    WITH_CHILD_ENV(envp, -1, env);
-    return fn(pid, path, fa, attr, argv, env);
+    WITH_CHILD_ENV(envp, -1, ce);
+    int r = fn(pid, path, fa, attr, argv, ce.env);
+    child_env_done(&ce);
+    return r;
 }
 
 HP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

@@ -4,6 +4,8 @@
  *   env         execve with an explicit environment that has no LD_PRELOAD, running `probe`
  *   spawn       posix_spawn `probe` with an explicit environment that has no LD_PRELOAD
  *   vfork-env   vfork, then execve `probe` with the program's environment (as dash runs commands)
+ *   bigenv      execve `probe` with the program's environment and 9,000 more variables (72 KB of
+ *               pointers: more than the profiler makes on the stack)
  *   vfork       50 rounds of vfork+exec of `probe` and 50 posix_spawn of it, allocating 1000 each
  *   probe       print whether libhotpath.so is loaded here, and the HOTPATH_IMAGE the program sees */
 #define _GNU_SOURCE
@@ -84,6 +86,20 @@ int main(int argc, char **argv)
         return WEXITSTATUS(status);
     }
     if (!strcmp(mode, "vfork-env")) return vfork_exec(self, probe_argv);
+    if (!strcmp(mode, "bigenv")) {
+        size_t n = 0;
+        while (environ[n]) n++;
+        char **big = malloc((n + 9001) * sizeof *big);
+        for (size_t i = 0; i < n; i++) big[i] = environ[i];
+        for (size_t i = 0; i < 9000; i++) {
+            big[n + i] = malloc(16);
+            snprintf(big[n + i], 16, "V%zu=1", i);
+        }
+        big[n + 9000] = NULL;
+        fflush(stdout);
+        execve(self, probe_argv, big);
+        return 98;
+    }
     if (!strcmp(mode, "vfork")) {
         for (int i = 0; i < 50; i++) {
             marker(1000);

@@ -84,6 +84,15 @@ START_TEST(no_children_takes_the_library_out)
 }
 END_TEST
 
+START_TEST(the_last_ld_preload_counts_as_for_the_loader)
+{
+    char *const envp[] = { "LD_PRELOAD=first.so", "X=1", "LD_PRELOAD=second.so", NULL };
+    char **env = make_env(envp, NULL, LIB, 1, -1);
+    ck_assert_str_eq(get(env, "LD_PRELOAD"), LIB ":second.so");
+    ck_assert_uint_eq(count(env), 2);                          /* X and the one LD_PRELOAD */
+}
+END_TEST
+
 START_TEST(empty_environment)
 {
     char **env = make_env(NULL, NULL, LIB, 1, 1);
@@ -104,6 +113,7 @@ static Suite *suite(void)
     tcase_add_test(tc, puts_the_library_back_first);
     tcase_add_test(tc, keeps_one_copy_and_the_programs_own_settings);
     tcase_add_test(tc, no_children_takes_the_library_out);
+    tcase_add_test(tc, the_last_ld_preload_counts_as_for_the_loader);
     tcase_add_test(tc, empty_environment);
     suite_add_tcase(s, tc);
     return s;
