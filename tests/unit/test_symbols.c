@@ -152,6 +152,24 @@ START_TEST(function_location)
 }
 END_TEST
 
+START_TEST(aliases_named_plainly)
+{
+    /* libc's read is also __read and __libc_read (the same value and size), close also __close
+     * and __libc_close: the plain name is the one shown */
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_ptr_nonnull(libc);
+    static const char *const fns[] = { "read", "close", "write", "nanosleep" };
+    struct hp_syms *s = hp_syms_open();
+    for (unsigned i = 0; i < sizeof fns / sizeof *fns; i++) {
+        char name[128], module[64];
+        hp_syms_function(s, (const char *)dlsym(libc, fns[i]) + 1, name, sizeof name, module, sizeof module);
+        ck_assert_str_eq(name, fns[i]);
+        ck_assert_str_eq(module, "libc.so.6");
+    }
+    hp_syms_close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("symbols");
@@ -162,6 +180,7 @@ static Suite *suite(void)
     HP_ADD(tc, unloaded_module_still_named);
     HP_ADD(tc, own_modules_marked);
     HP_ADD(tc, function_location);
+    HP_ADD(tc, aliases_named_plainly);
     suite_add_tcase(s, tc);
     return s;
 }
