@@ -71,7 +71,7 @@ static int token_auto;
 static _Atomic int server_tid;
 static _Atomic int given_up;                /* the program ran out of descriptors: hold none */
 static _Atomic int holds_none;             /* the server thread has closed all it held */
-static int registered_pid;
+static _Atomic int registered_pid;     /* set by the server thread, read by the final report */
 static uint64_t start_unix_ms;
 
 int hp_server_tid(void)
@@ -184,8 +184,9 @@ void hp_server_yield_port(unsigned p)
 
 static void register_process(void)
 {
-    registered_pid = hp_report_pid();
-    hp_procfile_write(registered_pid, port, hp_report_command(), start_unix_ms,
+    int pid = hp_report_pid();
+    atomic_store(&registered_pid, pid);
+    hp_procfile_write(pid, port, hp_report_command(), start_unix_ms,
                       token[0] != 0, token_auto ? token : NULL);
 }
 
@@ -573,12 +574,14 @@ void hp_server_start(void)
 
 void hp_server_unregister(void)
 {
-    if (registered_pid && registered_pid == getpid()) hp_procfile_remove(registered_pid);
+    int pid = atomic_load(&registered_pid);
+    if (pid && pid == getpid()) hp_procfile_remove(pid);
 }
 
 void hp_server_exec_failed(void)
 {
-    if (registered_pid && registered_pid == getpid() && listen_fd >= 0) register_process();
+    int pid = atomic_load(&registered_pid);
+    if (pid && pid == getpid() && listen_fd >= 0) register_process();
 }
 
 int hp_server_give_up(void)
@@ -609,7 +612,7 @@ void hp_server_restart_in_child(void)
         hp_buf_free(&clients[i].out);
     }
     atomic_store(&server_tid, 0);
-    registered_pid = 0;
+    atomic_store(&registered_pid, 0);
     port = 0;
     port_explicit_warned = 1;       /* the parent said it, if it had to */
     start(0);                       /* stale entries: the parent cleaned them at its start */

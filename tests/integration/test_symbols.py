@@ -89,6 +89,12 @@ def test_no_location_from_glibcs_debug_file():
     # developers' machines) is compressed: libdw inflated all of it, 40 ms of every report with a
     # libc frame (every CPU profile has __libc_start_main). glibc's frames keep their names only;
     # the program's own keep their locations.
+    with open("/lib/x86_64-linux-gnu/libc.so.6", "rb") as f:          # the case: its debug file
+        elf = f.read()
+    note = b"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00"  # NT_GNU_BUILD_ID, 20 bytes
+    build_id = elf[elf.index(note) + len(note):][:20].hex()
+    debug = f"/usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug"
+    assert os.path.exists(debug), f"{debug} missing: scripts/install-deps.sh installs libc6-dbg"
     busy = "import time\nt = time.time()\nwhile time.time() - t < 0.3: pass\n"
     r = run([sys.executable, "-c", busy], env=CPU_ONLY)
     assert r.returncode == 0, r.stderr

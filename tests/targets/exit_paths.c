@@ -6,7 +6,8 @@
  * when the worker does, and its atexit handler runs), `forks` (100 fork children that allocate
  * and exit while three threads allocate and open files without pause: some fork lands while a
  * thread is inside libunwind, taking a sampled allocation's stack), `fork_exit` (50 fork children
- * that _exit at once; prints their mean minor page faults: what each fork child costs).
+ * that _exit at once; prints their mean minor page faults: what each fork child costs), `wait`
+ * (waits to be killed from outside).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -161,6 +162,8 @@ int main(int argc, char **argv)
     marker(100000);
     printf("mode %s\n", mode);
     fflush(stdout);
+    if (!strcmp(mode, "wait"))
+        for (;;) pause();
     if (!strcmp(mode, "exit")) exit(4);
     if (!strcmp(mode, "_exit")) _exit(5);
     if (!strcmp(mode, "_Exit")) _Exit(6);
