@@ -102,7 +102,7 @@ void hp_child_env(char **out, char *buf, char *const envp[], char *const setting
     const char *old = old_preload(envp);
     char *preload = preload_entry(buf, old, lib_path, profile_children);
     if (preload) out[n++] = preload;
-    if (image >= 0) {
+    if (image >= 0 && profile_children) {
         char *var = buf + preload_bytes(old, lib_path);
         snprintf(var, IMAGE_BYTES, "%s=%ld", HP_IMAGE_VAR, image);
         out[n++] = var;

@@ -16,7 +16,8 @@ void hp_child_env_need(char *const envp[], char *const settings[], const char *l
  * (LD_PRELOAD, the image number) written into buf (`bytes`); the other entries point into envp
  * and settings. settings: the profiler's own HOTPATH_* entries, added where envp lacks them, so
  * profiled children keep the user's settings. image < 0: no image variable (a new process starts
- * at image 0). Allocates nothing: it runs in vfork children, which share the parent's memory. */
+ * at image 0); nor is there one for an unprofiled child. Allocates nothing: it runs in vfork
+ * children, which share the parent's memory. */
 void hp_child_env(char **out, char *buf, char *const envp[], char *const settings[],
                   const char *lib_path, int profile_children, long image);
 

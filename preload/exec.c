@@ -55,11 +55,22 @@ static int vfork_child(void)
     return hp_active && getpid() != hp_pid;
 }
 
-/* The child's environment (child_env.h). A small one (the common case) is made on the caller's
- * stack, the only way in a vfork child, which may not touch the parent's heaps; a larger one
- * comes from the profiler's heap in the profiled process, and in a vfork child is passed on as
- * the program gave it. errno is the program's throughout. */
-#define ENV_STACK_MAX (16u << 10)
+/* The child's environment (child_env.h), made on the caller's stack where it surely fits (the
+ * common case, and the only way in a vfork child, which may not touch the parent's heaps): up to
+ * ENV_STACK_SMALL bytes, or more where the thread's known stack bottom leaves ENV_STACK_MARGIN
+ * besides (a thread may have a 16 KB stack). Else it comes from the profiler's heap in the
+ * profiled process, and a vfork child passes it on as the program gave it. errno is the
+ * program's throughout. */
+#define ENV_STACK_SMALL (4u << 10)
+#define ENV_STACK_MARGIN (64u << 10)
+
+static int fits_on_stack(size_t bytes)
+{
+    if (bytes <= ENV_STACK_SMALL) return 1;
+    const struct hp_thread *t = hp_self;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo = t ? t->stack_lo : 0;
+    return lo && sp > lo && sp - lo > bytes + ENV_STACK_MARGIN;
+}
 
 struct child_env {
     char **env;                     /* what the child gets */
@@ -69,7 +80,7 @@ struct child_env {
 #define WITH_CHILD_ENV(envp, image, ce)                                                         \
     size_t slots_, bytes_;                                                                      \
     hp_child_env_need(envp, hp_settings, hp_lib_path, &slots_, &bytes_);                       \
-    int small_ = slots_ * sizeof(char *) + bytes_ <= ENV_STACK_MAX;                             \
+    int small_ = fits_on_stack(slots_ * sizeof(char *) + bytes_);                              \
     char *stack_env_[small_ ? slots_ : 1], stack_buf_[small_ ? bytes_ : 1];                     \
     struct child_env ce = child_env(envp, image, small_ ? stack_env_ : NULL, stack_buf_, slots_, bytes_)
 

@@ -6,9 +6,12 @@
  *   vfork-env   vfork, then execve `probe` with the program's environment (as dash runs commands)
  *   bigenv      execve `probe` with the program's environment and 9,000 more variables (72 KB of
  *               pointers: more than the profiler makes on the stack)
+ *   smallspawn  a thread on a 16 KB stack posix_spawns `probe` with 1,500 more variables (12 KB
+ *               of pointers: more than that thread has to spare)
  *   vfork       50 rounds of vfork+exec of `probe` and 50 posix_spawn of it, allocating 1000 each
  *   probe       print whether libhotpath.so is loaded here, and the HOTPATH_IMAGE the program sees */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,32 @@ static int profiled(void)
     while (f && fgets(line, sizeof line, f)) found |= strstr(line, "libhotpath.so") != NULL;
     if (f) fclose(f);
     return found;
+}
+
+/* environ and n more variables */
+static char **more_env(size_t more)
+{
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **big = malloc((n + more + 1) * sizeof *big);
+    for (size_t i = 0; i < n; i++) big[i] = environ[i];
+    for (size_t i = 0; i < more; i++) {
+        big[n + i] = malloc(32);
+        snprintf(big[n + i], 32, "V%zu=1", i);
+    }
+    big[n + more] = NULL;
+    return big;
+}
+
+static char *spawn_path, **spawn_argv, **spawn_env;
+
+static void *spawner(void *arg)
+{
+    pid_t pid;
+    int status = -1;
+    if (posix_spawn(&pid, spawn_path, NULL, NULL, spawn_argv, spawn_env) == 0) waitpid(pid, &status, 0);
+    *(int *)arg = status;
+    return NULL;
 }
 
 static __attribute__((noinline)) int vfork_exec(char *path, char **argv)
@@ -87,18 +116,23 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "vfork-env")) return vfork_exec(self, probe_argv);
     if (!strcmp(mode, "bigenv")) {
-        size_t n = 0;
-        while (environ[n]) n++;
-        char **big = malloc((n + 9001) * sizeof *big);
-        for (size_t i = 0; i < n; i++) big[i] = environ[i];
-        for (size_t i = 0; i < 9000; i++) {
-            big[n + i] = malloc(16);
-            snprintf(big[n + i], 16, "V%zu=1", i);
-        }
-        big[n + 9000] = NULL;
         fflush(stdout);
-        execve(self, probe_argv, big);
+        execve(self, probe_argv, more_env(9000));
         return 98;
+    }
+    if (!strcmp(mode, "smallspawn")) {
+        spawn_path = self;
+        spawn_argv = probe_argv;
+        spawn_env = more_env(1500);
+        fflush(stdout);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 16384);
+        pthread_t t;
+        int status = -1;
+        if (pthread_create(&t, &attr, spawner, &status) != 0) return 96;
+        pthread_join(t, NULL);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 95;
     }
     if (!strcmp(mode, "vfork")) {
         for (int i = 0; i < 50; i++) {

@@ -68,8 +68,9 @@ END_TEST
 START_TEST(no_children_takes_the_library_out)
 {
     char *const envp[] = { "LD_PRELOAD=" LIB, "HOME=/root", NULL };
-    char **env = make_env(envp, settings, LIB, 0, -1);
+    char **env = make_env(envp, settings, LIB, 0, 3);
     ck_assert_ptr_null(get(env, "LD_PRELOAD"));                /* nothing left: variable gone */
+    ck_assert_ptr_null(get(env, HP_IMAGE_VAR));                /* nor an image number for it */
     ck_assert_ptr_null(get(env, "HOTPATH_OUTPUT_FORMAT"));     /* settings not added either */
     ck_assert_str_eq(get(env, "HOME"), "/root");
     char *const envp2[] = { "LD_PRELOAD=a.so:" LIB " b.so", NULL };
