@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -261,6 +264,30 @@ static struct link_map *map_of(const void *addr)
     return map;
 }
 
+/* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so ./prog)
+ * is what exec started then, and the program's own map has no name. Found at start, while the
+ * name the loader was given still means what it meant (the working directory may change). */
+static char program_path[PATH_MAX];
+
+static int first_module_interp(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(const char **)arg = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1;                                    /* the program comes first */
+}
+
+void hp_syms_note_program(void)
+{
+    const char *interp = NULL, *name = (const char *)getauxval(AT_EXECFN);
+    dl_iterate_phdr(first_module_interp, &interp);
+    char exe[PATH_MAX], loader[PATH_MAX];
+    if (!interp || !name || !realpath("/proc/self/exe", exe) || !realpath(interp, loader) ||
+        strcmp(exe, loader) != 0 || !realpath(name, program_path))
+        program_path[0] = 0;
+}
+
 static struct module *module_of(struct hp_syms *s, const void *addr)
 {
     struct hp_unloaded u;
@@ -277,7 +304,8 @@ static struct module *module_of(struct hp_syms *s, const void *addr)
     m->map = map;
     m->unloaded = map ? 0 : u.order;
     m->bias = map ? map->l_addr : u.bias;
-    load_module(m, !map ? u.path : map->l_name && map->l_name[0] ? map->l_name : "/proc/self/exe");
+    load_module(m, !map ? u.path : map->l_name && map->l_name[0] ? map->l_name :
+                   program_path[0] ? program_path : "/proc/self/exe");
     return m;
 }
 

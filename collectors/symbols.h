@@ -13,6 +13,8 @@
 
 struct hp_syms;
 
+/* At start: where the program's file is, when the loader was run as a program (ld.so ./prog). */
+void hp_syms_note_program(void);
 struct hp_syms *hp_syms_open(void);
 void hp_syms_close(struct hp_syms *s);
 

@@ -24,6 +24,7 @@
 #include "../collectors/registry.h"
 #include "../collectors/sampler.h"
 #include "../collectors/ticks.h"
+#include "../collectors/symbols.h"
 #include "../collectors/unloaded.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
@@ -206,6 +207,7 @@ static void start(int argc, char **argv)
     self->guard++;
     hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
     find_identity();
+    hp_syms_note_program();
     hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
     hp_signals_init();

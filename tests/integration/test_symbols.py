@@ -84,6 +84,16 @@ def test_file_and_line_from_debug_info():
             assert f["file"] is None and f["line"] is None, f
 
 
+def test_a_program_run_by_the_loader_is_named():
+    # `ld.so ./prog`: /proc/self/exe is the loader and the program's own map has no name, so its
+    # symbols were read from the loader's file and every frame of its showed as [prog]
+    r = run(["/lib64/ld-linux-x86-64.so.2", target("cpu_ratio"), "0.3"], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    fns = functions(r.report)
+    assert "hot_a" in fns and fns["hot_a"]["module"] == "cpu_ratio", list(fns)
+    assert fns["hot_a"]["file"].endswith("cpu_ratio.c"), fns["hot_a"]
+
+
 def test_no_location_from_glibcs_debug_file():
     # glibc's detached debug file (libc6-dbg, a test dependency here, as valgrind brings it on
     # developers' machines) is compressed: libdw inflated all of it, 40 ms of every report with a
