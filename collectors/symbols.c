@@ -264,6 +264,12 @@ static struct link_map *map_of(const void *addr)
     return map;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
 /* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so ./prog)
  * is what exec started then, and the program's own map has no name. Found at start, while the
  * name the loader was given still means what it meant (the working directory may change). */
@@ -283,8 +289,12 @@ void hp_syms_note_program(void)
     const char *interp = NULL, *name = (const char *)getauxval(AT_EXECFN);
     dl_iterate_phdr(first_module_interp, &interp);
     char exe[PATH_MAX], loader[PATH_MAX];
-    if (!interp || !name || !realpath("/proc/self/exe", exe) || !realpath(interp, loader) ||
-        strcmp(exe, loader) != 0 || !realpath(name, program_path))
+    ssize_t n = interp && name ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
+    if (n <= 0) return;
+    exe[n] = 0;
+    /* one system call for a program started as itself: the names differ */
+    if (strcmp(base_name(exe), base_name(interp)) != 0) return;
+    if (!realpath(interp, loader) || strcmp(exe, loader) != 0 || !realpath(name, program_path))
         program_path[0] = 0;
 }
 
@@ -330,12 +340,6 @@ static const struct sym *find(const struct module *m, uintptr_t off)
 static void put_name(char *out, size_t size, const char *name)
 {
     if (!hp_demangle(name, out, size)) snprintf(out, size, "%s", name);
-}
-
-static const char *base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
 }
 
 int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, const char **module)
