@@ -145,12 +145,12 @@ static int in_file(const struct module *m, uint64_t off, uint64_t len)
     return off <= m->file_size && len <= m->file_size - off;
 }
 
-/* One stable pass of a radix sort: the symbols of `from` into `to` by byte `shift / 8` of the
- * key. Returns 0 when every symbol has the same byte there (nothing moved). */
-static int radix_pass(const struct sym *from, struct sym *to, size_t n, int by_size, unsigned shift)
+/* One stable pass of a radix sort: the symbols of `from` into `to` by byte `shift / 8` of their
+ * value. Returns 0 when every symbol has the same byte there (nothing moved). */
+static int radix_pass(const struct sym *from, struct sym *to, size_t n, unsigned shift)
 {
     size_t count[256] = { 0 };
-    for (size_t i = 0; i < n; i++) count[((by_size ? from[i].size : from[i].value) >> shift) & 255]++;
+    for (size_t i = 0; i < n; i++) count[(from[i].value >> shift) & 255]++;
     for (unsigned b = 0; b < 256; b++)
         if (count[b] == n) return 0;
     for (size_t b = 0, at = 0; b < 256; b++) {
@@ -158,13 +158,13 @@ static int radix_pass(const struct sym *from, struct sym *to, size_t n, int by_s
         count[b] = at;
         at += c;
     }
-    for (size_t i = 0; i < n; i++) to[count[((by_size ? from[i].size : from[i].value) >> shift) & 255]++] = from[i];
+    for (size_t i = 0; i < n; i++) to[count[(from[i].value >> shift) & 255]++] = from[i];
     return 1;
 }
 
-/* Symbols in by_value order: a radix sort (by size, then by value, each pass stable), then the
- * aliases among themselves, as a large program's table (cc1: 29,000 symbols) took a heapsort
- * 10 ms of every report. */
+/* Symbols in by_value order: a radix sort by value, then each run of one value (aliases, a few)
+ * put in order by an insertion sort, as a large program's table (cc1: 29,000 symbols) took a
+ * heapsort 10 ms of every report. */
 static void sort_symbols(struct sym *syms, size_t n)
 {
     struct sym *tmp = n > 64 ? hp_alloc(n * sizeof *tmp) : NULL;
@@ -173,19 +173,16 @@ static void sort_symbols(struct sym *syms, size_t n)
         return;
     }
     struct sym *from = syms, *to = tmp;
-    for (int by_size = 1; by_size >= 0; by_size--)
-        for (unsigned shift = 0; shift < 8 * sizeof(uintptr_t); shift += 8)
-            if (radix_pass(from, to, n, by_size, shift)) {
-                struct sym *t = from;
-                from = to;
-                to = t;
-            }
+    for (unsigned shift = 0; shift < 8 * sizeof(uintptr_t); shift += 8)
+        if (radix_pass(from, to, n, shift)) {
+            struct sym *t = from;
+            from = to;
+            to = t;
+        }
     if (from != syms) memcpy(syms, from, n * sizeof *syms);
     hp_free(tmp);
-    /* aliases, in runs of a few: put in by_value's order */
     for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && syms[j - 1].value == syms[j].value && syms[j - 1].size == syms[j].size &&
-                           alias_order(&syms[j - 1], &syms[j]) > 0; j--) {
+        for (size_t j = i; j > 0 && syms[j - 1].value == syms[j].value && by_value(&syms[j - 1], &syms[j]) > 0; j--) {
             struct sym t = syms[j - 1];
             syms[j - 1] = syms[j];
             syms[j] = t;

@@ -73,8 +73,8 @@ static int fits_on_stack(size_t bytes)
 }
 
 struct child_env {
-    char **env;                     /* what the child gets */
-    char **heap_env, *heap_buf;     /* the profiler's heap, for child_env_done */
+    char **env;      /* what the child gets */
+    void *heap;      /* the profiler's heap, for child_env_done */
 };
 
 #define WITH_CHILD_ENV(envp, image, ce)                                                         \
@@ -88,15 +88,15 @@ static struct child_env child_env(char *const envp[], long image, char **env, ch
                                   size_t bytes)
 {
     int saved = errno;
-    struct child_env ce = { (char **)envp, NULL, NULL };
+    struct child_env ce = { (char **)envp, NULL };
     struct hp_thread *t = hp_self;
-    if (!env && !vfork_child()) {
+    if (!env && !vfork_child()) {      /* pointers and strings in one block */
         if (t) t->guard++;
-        env = ce.heap_env = hp_alloc(slots * sizeof *env);
-        buf = ce.heap_buf = hp_alloc(bytes);
+        env = ce.heap = hp_alloc(slots * sizeof *env + bytes);
         if (t) t->guard--;
+        if (env) buf = (char *)(env + slots);
     }
-    if (env && buf) {
+    if (env) {
         hp_child_env(env, buf, envp, hp_settings, hp_lib_path, !hp_config.no_children, image);
         ce.env = env;
     }
@@ -106,12 +106,11 @@ static struct child_env child_env(char *const envp[], long image, char **env, ch
 
 static void child_env_done(struct child_env *ce)
 {
-    if (!ce->heap_env && !ce->heap_buf) return;
+    if (!ce->heap) return;
     int saved = errno;
     struct hp_thread *t = hp_self;
     if (t) t->guard++;
-    hp_free(ce->heap_env);
-    hp_free(ce->heap_buf);
+    hp_free(ce->heap);
     if (t) t->guard--;
     errno = saved;
 }
