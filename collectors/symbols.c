@@ -37,7 +37,8 @@ struct module {
     const struct link_map *map;   /* a loaded module, or NULL: */
     uint64_t unloaded;            /* the order of an unloaded one (collectors/unloaded.h) */
     uintptr_t bias;               /* address - bias = address in the file */
-    char *path;                   /* hp_strdup'd, or no_path */
+    char *path;                   /* the file read: hp_strdup'd, or no_path */
+    char *real_path;              /* the program's own file, read as /proc/self/exe: its path */
     void *file;
     size_t file_size;
     struct sym *syms;
@@ -84,6 +85,7 @@ static void release(struct hp_syms *s)
         if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
         hp_free(s->mods[i].syms);
         if (s->mods[i].path != no_path) hp_free(s->mods[i].path);
+        hp_free(s->mods[i].real_path);
     }
     hp_lines_close(s->lines);
     hp_free(s);
@@ -216,9 +218,19 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
     }
 }
 
+/* The program is read as /proc/self/exe, the file it runs even where its path now names another
+ * (rebuilt, or deleted: the link then ends " (deleted)"), and shown by that path. */
+static const char program_file[] = "/proc/self/exe";
+
 static void load_module(struct module *m, const char *path)
 {
     if (!(m->path = hp_strdup(path))) m->path = no_path;
+    char real[PATH_MAX];
+    ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real - 1) : -1;
+    if (n > 0) {
+        real[n] = 0;
+        m->real_path = hp_strdup(real);
+    }
     int fd = hp_platform_open(path, O_RDONLY, 0);
     if (fd < 0) return;
     struct stat st;
@@ -312,7 +324,7 @@ static struct module *module_of(struct hp_syms *s, const void *addr)
     m->unloaded = map ? 0 : u.order;
     m->bias = map ? map->l_addr : u.bias;
     load_module(m, !map ? u.path : map->l_name && map->l_name[0] ? map->l_name :
-                   program_path[0] ? program_path : "/proc/self/exe");
+                   program_path[0] ? program_path : program_file);
     return m;
 }
 
@@ -333,6 +345,13 @@ static const struct sym *find(const struct module *m, uintptr_t off)
     return NULL;
 }
 
+/* A module's short name in frames: the program's as it was started (argv[0]), a library's file
+ * name. */
+static const char *short_name(const struct module *m)
+{
+    return strcmp(m->path, program_file) == 0 ? program_invocation_short_name : base_name(m->path);
+}
+
 /* A symbol's name as reports show it: demangled where it is a C++ name. */
 static void put_name(char *out, size_t size, const char *name)
 {
@@ -344,7 +363,7 @@ int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, c
     *module = NULL;
     struct module *m = module_of(s, addr);
     if (!m) return 0;
-    *module = m->path;
+    *module = m->real_path ? m->real_path : m->path;
     uintptr_t off = (uintptr_t)addr - m->bias;
     const struct sym *y = find(m, off);
     if (!y) return 0;
@@ -368,7 +387,7 @@ void hp_syms_frame(struct hp_syms *s, const void *ret_addr, char *name, size_t s
     uintptr_t off = (uintptr_t)pc - m->bias;
     const struct sym *y = find(m, off);
     if (y) put_name(name, size, y->name);
-    else snprintf(name, size, "%s+0x%lx", base_name(m->path), (unsigned long)(off + 1));
+    else snprintf(name, size, "%s+0x%lx", short_name(m), (unsigned long)(off + 1));
 }
 
 void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_t size,
@@ -381,9 +400,7 @@ void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_
         snprintf(module, module_size, "%s", "");
         return;
     }
-    /* the program itself is mapped as /proc/self/exe: name it as it was started */
-    const char *mod = strcmp(m->path, "/proc/self/exe") == 0 ? program_invocation_short_name : base_name(m->path);
-    snprintf(module, module_size, "%s", mod);
+    snprintf(module, module_size, "%s", short_name(m));
     const struct sym *y = find(m, (uintptr_t)pc - m->bias);
     if (y) put_name(name, size, y->name);
     else snprintf(name, size, "[%s]", module);
