@@ -8,14 +8,16 @@
 #include <link.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "stacks.h"
 #include "unloaded.h"
 
 /* Address ranges of the profiler's own code: libhotpath.so (its frames are left out of stacks),
- * and the libraries it uses, libunwind and mimalloc. */
+ * and the libraries it uses, libunwind and mimalloc; and of libc, where every thread starts. */
 struct range { uintptr_t lo, hi; };
-static struct range self_range, helper_ranges[2];
+static struct range self_range, helper_ranges[2], libc_range;
+static uintptr_t entry;   /* the program's entry point (_start), which calls libc's start of main */
 static _Atomic int ranges_known;
 
 static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
@@ -29,6 +31,7 @@ static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
     if (me >= r.lo && me < r.hi) self_range = r;
     else if (strstr(name, "/libunwind")) helper_ranges[0] = r;
     else if (strstr(name, "/libmimalloc")) helper_ranges[1] = r;
+    else if (strstr(name, "/libc.so")) libc_range = r;
     return 0;
 }
 
@@ -115,6 +118,7 @@ static void know_ranges(void)
 {
     if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
     dl_iterate_phdr(module_range, NULL);
+    entry = getauxval(AT_ENTRY);
     atomic_store_explicit(&ranges_known, 1, memory_order_release);
 }
 
@@ -122,6 +126,11 @@ int hp_unwind_helper_code(uintptr_t addr)
 {
     know_ranges();
     return in_range(&helper_ranges[0], addr) || in_range(&helper_ranges[1], addr);
+}
+
+static int thread_start(uintptr_t a)
+{
+    return in_range(&libc_range, a) || in_range(&self_range, a) || (a > entry && a - entry < 64);
 }
 
 unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
@@ -137,6 +146,14 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
     unsigned k = 0;
     int i = 0;
     while (i < n && in_range(&self_range, (uintptr_t)raw[i])) i++;
+    /* A whole stack ends where the thread began: _start and libc's start of main, or libc's
+     * start_thread and clone under the profiler's thread trampoline. Those frames are every
+     * stack's, and would take the room of the program's own (a lock is named by its first). */
+    if (n < (int)max + 12) {
+        int end = n;
+        while (end > i && thread_start((uintptr_t)raw[end - 1])) end--;
+        if (end > i) n = end;
+    }
     for (; i < n && k < max; i++) out[k++] = raw[i];
     return k;
 }
