@@ -225,6 +225,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     int start = -1;
     for (int i = 0; i < got && i < EXTRA_FRAMES; i++)
         if ((uintptr_t)raw[i] == pc) { start = i; break; }
+    if (start >= 0 && got < (int)depth + EXTRA_FRAMES) got = hp_unwind_start_frames(raw, start + 1, got);
     frames[n++] = pc + 1;    /* stored like a return address: symbolised at pc */
     if (start >= 0)
         for (int i = start + 1; i < got && n < depth; i++) frames[n++] = (uintptr_t)raw[i];

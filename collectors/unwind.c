@@ -40,6 +40,14 @@ static int in_range(const struct range *r, uintptr_t a)
     return a >= r->lo && a < r->hi;
 }
 
+static void know_ranges(void)
+{
+    if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
+    dl_iterate_phdr(module_range, NULL);
+    entry = getauxval(AT_ENTRY);
+    atomic_store_explicit(&ranges_known, 1, memory_order_release);
+}
+
 /* Threads inside libunwind now. libunwind takes locks of its own (its caches, its memory pools);
  * a fork while one is held leaves it held forever in the child, where the next unwind would wait
  * for it. The count is copied with the memory at the fork: a child that finds it above zero
@@ -80,6 +88,7 @@ __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
 void hp_unwind_warm_up(void)
 {
     if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return;
+    know_ranges();           /* for the CPU profile's signal handler: hp_unwind_start_frames */
     atomic_fetch_add(&unwinding, 1);
     void *frames[4];
     stepped_backtrace(frames, 4);
@@ -114,23 +123,21 @@ void hp_unwind_stop(void)
     atomic_store(&unwind_off, 1);
 }
 
-static void know_ranges(void)
-{
-    if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
-    dl_iterate_phdr(module_range, NULL);
-    entry = getauxval(AT_ENTRY);
-    atomic_store_explicit(&ranges_known, 1, memory_order_release);
-}
-
 int hp_unwind_helper_code(uintptr_t addr)
 {
     know_ranges();
     return in_range(&helper_ranges[0], addr) || in_range(&helper_ranges[1], addr);
 }
 
-static int thread_start(uintptr_t a)
+int hp_unwind_start_frames(void *const *raw, int from, int n)
 {
-    return in_range(&libc_range, a) || in_range(&self_range, a) || (a > entry && a - entry < 64);
+    if (!atomic_load_explicit(&ranges_known, memory_order_acquire)) return n;
+    while (n > from) {
+        uintptr_t a = (uintptr_t)raw[n - 1];
+        if (!in_range(&libc_range, a) && !in_range(&self_range, a) && !(a > entry && a - entry < 64)) break;
+        n--;
+    }
+    return n;
 }
 
 unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
@@ -146,12 +153,9 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
     unsigned k = 0;
     int i = 0;
     while (i < n && in_range(&self_range, (uintptr_t)raw[i])) i++;
-    /* A whole stack ends where the thread began: _start and libc's start of main, or libc's
-     * start_thread and clone under the profiler's thread trampoline. Those frames are every
-     * stack's, and would take the room of the program's own (a lock is named by its first). */
+    /* a stack of nothing but libc (a lock it takes in a thread of its own) keeps its frames */
     if (n < (int)max + 12) {
-        int end = n;
-        while (end > i && thread_start((uintptr_t)raw[end - 1])) end--;
+        int end = hp_unwind_start_frames(raw, i, n);
         if (end > i) n = end;
     }
     for (; i < n && k < max; i++) out[k++] = raw[i];
