@@ -222,17 +222,11 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
  * (rebuilt, or deleted: the link then ends " (deleted)"), and shown by that path. */
 static const char program_file[] = "/proc/self/exe";
 
-static void load_module(struct module *m, const char *path)
+/* Map an ELF file whole, read-only, as m->file: its section headers, or NULL. */
+static const ElfW(Shdr) *map_elf(struct module *m, const char *path)
 {
-    if (!(m->path = hp_strdup(path))) m->path = no_path;
-    char real[PATH_MAX];
-    ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real - 1) : -1;
-    if (n > 0) {
-        real[n] = 0;
-        m->real_path = hp_strdup(real);
-    }
     int fd = hp_platform_open(path, O_RDONLY, 0);
-    if (fd < 0) return;
+    if (fd < 0) return NULL;
     struct stat st;
     if (syscall(SYS_fstat, fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr))) {
         long p = syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -242,18 +236,80 @@ static void load_module(struct module *m, const char *path)
         }
     }
     hp_platform_close(fd);
-    if (!m->file) return;
+    if (!m->file) return NULL;
     const ElfW(Ehdr) *eh = m->file;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_shentsize != sizeof(ElfW(Shdr)) ||
         !in_file(m, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr))))
-        return;
-    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)((const char *)m->file + eh->e_shoff);
-    load_table(m, eh, sh, SHT_SYMTAB);
-    if (!m->nsyms) {
+        return NULL;
+    return (const ElfW(Shdr) *)((const char *)m->file + eh->e_shoff);
+}
+
+/* The separate debug file of a stripped module, named by its build-id note: Debian's -dbg and
+ * -dbgsym packages (libc6-dbg) install it under /usr/lib/debug/.build-id/. 1 with its path. */
+static int debug_file(const struct module *m, const ElfW(Shdr) *sh, char *out, size_t size)
+{
+    const ElfW(Ehdr) *eh = m->file;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_NOTE || !in_file(m, sh[i].sh_offset, sh[i].sh_size)) continue;
+        const unsigned char *p = (const unsigned char *)m->file + sh[i].sh_offset;
+        size_t left = sh[i].sh_size;
+        while (left >= sizeof(ElfW(Nhdr))) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            size_t name = ((size_t)nh->n_namesz + 3) & ~(size_t)3, desc = ((size_t)nh->n_descsz + 3) & ~(size_t)3;
+            if (name > left - sizeof *nh || desc > left - sizeof *nh - name) break;
+            const unsigned char *id = p + sizeof *nh + name;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(p + sizeof *nh, "GNU", 4) == 0 &&
+                nh->n_descsz >= 2 && nh->n_descsz <= 64) {
+                int k = snprintf(out, size, "/usr/lib/debug/.build-id/%02x/", id[0]);
+                for (unsigned j = 1; j < nh->n_descsz; j++) k += snprintf(out + k, size - (size_t)k, "%02x", id[j]);
+                return snprintf(out + k, size - (size_t)k, ".debug") == 6;
+            }
+            p += sizeof *nh + name + desc;
+            left -= sizeof *nh + name + desc;
+        }
+    }
+    return 0;
+}
+
+/* A stripped module's full symbol table (its static functions: glibc's _int_malloc), from its
+ * debug file: 1 when m now holds that file and its table. */
+static int load_debug_table(struct module *m, const ElfW(Shdr) *sh)
+{
+    char path[192];
+    struct module d = { 0 };
+    const ElfW(Shdr) *dsh = debug_file(m, sh, path, sizeof path) ? map_elf(&d, path) : NULL;
+    if (dsh) load_table(&d, d.file, dsh, SHT_SYMTAB);
+    if (!d.nsyms) {
+        if (d.file) syscall(SYS_munmap, d.file, d.file_size);
+        hp_free(d.syms);
+        return 0;
+    }
+    syscall(SYS_munmap, m->file, m->file_size);
+    hp_free(m->syms);
+    m->file = d.file;
+    m->file_size = d.file_size;
+    m->syms = d.syms;
+    m->nsyms = d.nsyms;
+    return 1;
+}
+
+static void load_module(struct module *m, const char *path)
+{
+    if (!(m->path = hp_strdup(path))) m->path = no_path;
+    char real[PATH_MAX];
+    ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real - 1) : -1;
+    if (n > 0) {
+        real[n] = 0;
+        m->real_path = hp_strdup(real);
+    }
+    const ElfW(Shdr) *sh = map_elf(m, path);
+    if (!sh) return;
+    load_table(m, m->file, sh, SHT_SYMTAB);
+    if (!m->nsyms && !load_debug_table(m, sh)) {
         hp_free(m->syms);
         m->syms = NULL;
-        load_table(m, eh, sh, SHT_DYNSYM);
+        load_table(m, m->file, sh, SHT_DYNSYM);
     }
 }
 
@@ -409,7 +465,7 @@ void hp_syms_function(struct hp_syms *s, const void *ret_addr, char *name, size_
 /* glibc's own libraries. Their functions are known by name, and what their source lines would add
  * is dear: their debug file (libc6-dbg, which valgrind brings along) is detached and compressed,
  * and libdw inflates all of it (15 MB) when it opens it: 40 ms of every report with a frame there,
- * which every CPU profile has (__libc_start_main), every process of a build or a shell script. */
+ * which nearly every CPU profile has, in every process of a build or a shell script. */
 static int in_glibc(const char *path)
 {
     static const char *const names[] = { "libc.so.", "ld-linux", "libm.so.", "libmvec.so.", "libpthread.so.",
@@ -425,7 +481,9 @@ int hp_syms_location(struct hp_syms *s, const void *ret_addr, char *file, size_t
     const char *pc = (const char *)ret_addr - 1;
     struct module *m = module_of(s, pc);
     const struct sym *y = m ? find(m, (uintptr_t)pc - m->bias) : NULL;
-    if (!y || in_glibc(m->path)) return 0;
+    /* the profiler's own frames (its hooks, under the program's malloc or read) have none to
+     * give: a hook of a function the compiler knows (malloc) is declared in a system header */
+    if (!y || in_glibc(m->path) || m->map == map_of((const void *)hp_syms_location)) return 0;
     if (!s->lines_tried) {
         s->lines_tried = 1;
         s->lines = hp_lines_open();
