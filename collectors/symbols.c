@@ -219,7 +219,8 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
 }
 
 /* The program is read as /proc/self/exe, the file it runs even where its path now names another
- * (rebuilt, or deleted: the link then ends " (deleted)"), and shown by that path. */
+ * (rebuilt, or deleted), and shown by that path (a deleted file's, without the link's
+ * " (deleted)"). */
 static const char program_file[] = "/proc/self/exe";
 
 /* Map an ELF file whole, read-only, as m->file: its section headers, or NULL. */
@@ -298,9 +299,12 @@ static void load_module(struct module *m, const char *path)
 {
     if (!(m->path = hp_strdup(path))) m->path = no_path;
     char real[PATH_MAX];
-    ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real - 1) : -1;
-    if (n > 0) {
+    ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real) : -1;
+    if (n > 0 && n < (ssize_t)sizeof real) {        /* not cut short */
+        static const char deleted[] = " (deleted)";
+        size_t cut = sizeof deleted - 1;
         real[n] = 0;
+        if ((size_t)n > cut && strcmp(real + n - cut, deleted) == 0) real[n - (ssize_t)cut] = 0;
         m->real_path = hp_strdup(real);
     }
     const ElfW(Shdr) *sh = map_elf(m, path);
@@ -335,32 +339,21 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-/* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so ./prog)
- * is what exec started then, and the program's own map has no name. Found at start, while the
- * name the loader was given still means what it meant (the working directory may change). */
+/* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so ./prog,
+ * under any name) is what exec started then, and the program's own map has no name. The kernel
+ * then started no interpreter (AT_BASE is 0; an LD_PRELOAD library is never in a static
+ * program). Found at start, while the name the loader was given still means what it meant (the
+ * working directory may change). */
 static char program_path[PATH_MAX];
-
-static int first_module_interp(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    for (unsigned i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_INTERP)
-            *(const char **)arg = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    return 1;                                    /* the program comes first */
-}
+/* The program's name as it was started (argv[0]'s base), kept at start: a program may write its
+ * title over argv (setproctitle: nginx, postgres, sshd). */
+static char program_name[NAME_MAX + 1] = "?";
 
 void hp_syms_note_program(void)
 {
-    const char *interp = NULL, *name = (const char *)getauxval(AT_EXECFN);
-    dl_iterate_phdr(first_module_interp, &interp);
-    char exe[PATH_MAX], loader[PATH_MAX];
-    ssize_t n = interp && name ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
-    if (n <= 0) return;
-    exe[n] = 0;
-    /* one system call for a program started as itself: the names differ */
-    if (strcmp(base_name(exe), base_name(interp)) != 0) return;
-    if (!realpath(interp, loader) || strcmp(exe, loader) != 0 || !realpath(name, program_path))
-        program_path[0] = 0;
+    snprintf(program_name, sizeof program_name, "%s", program_invocation_short_name);
+    const char *name = (const char *)getauxval(AT_EXECFN);
+    if (getauxval(AT_BASE) != 0 || !name || !realpath(name, program_path)) program_path[0] = 0;
 }
 
 static struct module *module_of(struct hp_syms *s, const void *addr)
@@ -405,7 +398,7 @@ static const struct sym *find(const struct module *m, uintptr_t off)
  * name. */
 static const char *short_name(const struct module *m)
 {
-    return strcmp(m->path, program_file) == 0 ? program_invocation_short_name : base_name(m->path);
+    return strcmp(m->path, program_file) == 0 ? program_name : base_name(m->path);
 }
 
 /* A symbol's name as reports show it: demangled where it is a C++ name. */

@@ -134,7 +134,11 @@ int hp_unwind_start_frames(void *const *raw, int from, int n)
     if (!atomic_load_explicit(&ranges_known, memory_order_acquire)) return n;
     while (n > from) {
         uintptr_t a = (uintptr_t)raw[n - 1];
-        if (!in_range(&libc_range, a) && !in_range(&self_range, a) && !(a > entry && a - entry < 64)) break;
+        /* _start is known by where it calls from: near the entry point, into libc's start of
+         * main (a program linked without crt1 may have its own functions right after its entry) */
+        int entry_call = a > entry && a - entry < 64 && n - 2 >= from &&
+                         in_range(&libc_range, (uintptr_t)raw[n - 2]);
+        if (!in_range(&libc_range, a) && !in_range(&self_range, a) && !entry_call) break;
         n--;
     }
     return n;

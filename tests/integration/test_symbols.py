@@ -3,6 +3,7 @@ dlclose before the report still named, file:line from DWARF, and the SVG flame g
 (HOTPATH_CPU_FLAMEGRAPH, hotpath-run --flamegraph) parsed as XML."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -92,6 +93,28 @@ def test_a_program_run_by_the_loader_is_named():
     fns = functions(r.report)
     assert "hot_a" in fns and fns["hot_a"]["module"] == "cpu_ratio", list(fns)
     assert fns["hot_a"]["file"].endswith("cpu_ratio.c"), fns["hot_a"]
+    # the loader under another name (a copy, a distribution's own path) is known all the same
+    loader = os.path.join(tempfile.mkdtemp(prefix="hotpath-loader-"), "myld.so")
+    shutil.copy("/lib64/ld-linux-x86-64.so.2", loader)
+    r = run([loader, target("cpu_ratio"), "0.3"], env=CPU_ONLY)
+    assert r.returncode == 0, r.stderr
+    fns = functions(r.report)
+    assert "hot_a" in fns and fns["hot_a"]["module"] == "cpu_ratio", list(fns)
+
+
+def test_a_stripped_program_that_rewrites_its_title_is_named_as_started():
+    # frames without a symbol are named program+0xoffset, by the program's name at start: nginx,
+    # postgres and sshd write their title over argv[0], which then read "rker: idle+0x11bc"
+    d = tempfile.mkdtemp(prefix="hotpath-title-")
+    prog = os.path.join(d, "title_rewrite")
+    shutil.copy(target("title_rewrite"), prog)
+    subprocess.run(["strip", prog], check=True)
+    r = run([prog])
+    assert r.returncode == 0, r.stderr
+    rows = [m for m in r.report["mutexes"]["rows"] if m["locks_count"] == 1]
+    assert len(rows) == 1, r.report["mutexes"]["rows"]
+    stack = rows[0]["call_stack"]
+    assert stack and all(f.startswith("title_rewrite+0x") for f in stack), stack
 
 
 def test_glibc_named_from_its_debug_file_without_locations():
