@@ -14,9 +14,10 @@
 #include "unloaded.h"
 
 /* Address ranges of the profiler's own code: libhotpath.so (its frames are left out of stacks),
- * and the libraries it uses, libunwind and mimalloc; and of libc, where every thread starts. */
+ * and the libraries it uses, libunwind and mimalloc; and of libc and the loader, where every
+ * thread starts and the program's constructors and destructors are called from. */
 struct range { uintptr_t lo, hi; };
-static struct range self_range, helper_ranges[2], libc_range;
+static struct range self_range, helper_ranges[2], libc_range, loader_range;
 static uintptr_t entry;   /* the program's entry point (_start), which calls libc's start of main */
 static _Atomic int ranges_known;
 
@@ -32,6 +33,7 @@ static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
     else if (strstr(name, "/libunwind")) helper_ranges[0] = r;
     else if (strstr(name, "/libmimalloc")) helper_ranges[1] = r;
     else if (strstr(name, "/libc.so")) libc_range = r;
+    else if (strstr(name, "/ld-linux")) loader_range = r;
     return 0;
 }
 
@@ -138,7 +140,8 @@ int hp_unwind_start_frames(void *const *raw, int from, int n)
          * main (a program linked without crt1 may have its own functions right after its entry) */
         int entry_call = a > entry && a - entry < 64 && n - 2 >= from &&
                          in_range(&libc_range, (uintptr_t)raw[n - 2]);
-        if (!in_range(&libc_range, a) && !in_range(&self_range, a) && !entry_call) break;
+        if (!in_range(&libc_range, a) && !in_range(&loader_range, a) && !in_range(&self_range, a) && !entry_call)
+            break;
         n--;
     }
     return n;
