@@ -122,6 +122,13 @@ void hp_syms_close(struct hp_syms *s)
     if ((s = atomic_exchange(&kept, s))) release(s);
 }
 
+/* A symbol's name without the version a full symbol table may give it (glibc's debug file has
+ * `sem_post@@GLIBC_2.34`, the name a program links against, beside `__new_sem_post`). */
+static size_t name_length(const char *name)
+{
+    return strcspn(name, "@");
+}
+
 /* Among aliases (the same value and size: `read`, `__read`, `__libc_read`), the name reports show
  * sorts last, where find() takes it: the fewest leading underscores, then the shortest, then the
  * first in the alphabet. */
@@ -129,7 +136,7 @@ static int alias_order(const struct sym *x, const struct sym *y)
 {
     size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
     if (ux != uy) return ux > uy ? -1 : 1;
-    size_t lx = strlen(x->name), ly = strlen(y->name);
+    size_t lx = name_length(x->name), ly = name_length(y->name);
     if (lx != ly) return lx > ly ? -1 : 1;
     return strcmp(y->name, x->name);
 }
@@ -401,10 +408,17 @@ static const char *short_name(const struct module *m)
     return strcmp(m->path, program_file) == 0 ? program_name : base_name(m->path);
 }
 
-/* A symbol's name as reports show it: demangled where it is a C++ name. */
+/* A symbol's name as reports show it: without a version, demangled where it is a C++ name. */
 static void put_name(char *out, size_t size, const char *name)
 {
-    if (!hp_demangle(name, out, size)) snprintf(out, size, "%s", name);
+    char plain[1024];
+    size_t n = name_length(name);
+    if (name[n] && n < sizeof plain) {
+        memcpy(plain, name, n);
+        plain[n] = 0;
+        name = plain;
+    }
+    if (!hp_demangle(name, out, size)) snprintf(out, size, "%.*s", (int)name_length(name), name);
 }
 
 int hp_syms_data(struct hp_syms *s, const void *addr, char *name, size_t size, const char **module)
