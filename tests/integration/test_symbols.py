@@ -131,15 +131,15 @@ def test_glibc_named_from_its_debug_file_without_locations():
     assert os.path.exists(debug), f"{debug} missing: scripts/install-deps.sh installs libc6-dbg"
     dynamic = subprocess.run(["nm", "-D", "/lib/x86_64-linux-gnu/libc.so.6"], capture_output=True, text=True)
     assert " _int_malloc\n" not in dynamic.stdout, "libc.so.6 exports _int_malloc: the case is gone"
-    r = run([target("malloc_churn"), "0.5"], env=CPU_ONLY)
+    r = run([target("libc_churn"), "malloc", "0.5"], env=CPU_ONLY)
     assert r.returncode == 0, r.stderr
     fns = functions(r.report)
     libc = [f for f in fns.values() if f["module"] == "libc.so.6"]
     assert any(f["name"] in ("_int_malloc", "_int_free") and f["self_count"] > 0 for f in libc), list(fns)
     assert all(f["file"] is None and f["line"] is None for f in libc), libc
-    assert fns["main"]["file"].endswith("/malloc_churn.c"), fns["main"]
+    assert fns["main"]["file"].endswith("/libc_churn.c"), fns["main"]
     # the debug file names sem_post only with its version: shown without it
-    r = run([target("sem_churn"), "0.3"], env=CPU_ONLY)
+    r = run([target("libc_churn"), "sem", "0.3"], env=CPU_ONLY)
     assert r.returncode == 0, r.stderr
     fns = functions(r.report)
     assert "sem_post" in fns or "sem_wait" in fns, list(fns)
