@@ -226,12 +226,26 @@ void hp_registry_discover(int tid, const char *process_comm)
     copy_name(r->inherited, process_comm);
 }
 
+void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns)
+{
+    if (!t || t->record == HP_NO_RECORD) return;
+    hp_spin_lock(&lock);
+    hp_record_at(t->record)->cpu_before_ns = cpu_ns;
+    hp_spin_unlock(&lock);
+}
+
 void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
 {
     if (!t || t->record == HP_NO_RECORD) return;
     hp_spin_lock(&lock);
     struct hp_record *r = hp_record_at(t->record);
     r->exited = 1;
+    /* the time left out comes off both parts in their proportion */
+    uint64_t total = user_ns + sys_ns, before = r->cpu_before_ns < total ? r->cpu_before_ns : total;
+    if (total) {
+        user_ns -= (uint64_t)((double)before * (double)user_ns / (double)total);
+        sys_ns = total - before - user_ns;
+    }
     r->cpu_user_ns = user_ns;
     r->cpu_sys_ns = sys_ns;
     r->has_pct = 0;

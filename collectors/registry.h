@@ -36,6 +36,9 @@ struct hp_record {
     unsigned char has_pct;          /* cpu_pct holds a measured interval */
     unsigned char has_max;          /* max_pct holds at least one measured interval */
     uint64_t cpu_user_ns, cpu_sys_ns;
+    uint64_t cpu_before_ns;         /* CPU the thread had before the profiler watched it, left out:
+                                       the main thread's earlier programs (exec keeps a thread's
+                                       CPU time) and the profiler's start */
     uint64_t base_cpu_ns, base_time_ns; /* the previous reading, for CPU% */
     double cpu_pct, max_pct;
     struct hp_counts final;         /* the counters, once gone (blocked_on NULL) */
@@ -93,6 +96,8 @@ struct hp_thread *hp_registry_profiler_state(void);
 void hp_registry_discover(int tid, const char *process_comm);
 /* The calling thread ends: its final CPU times. */
 void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns);
+/* At start, on the main thread: its CPU time so far is not the program's (cpu_before_ns). */
+void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns);
 /* The thread left /proc: fold its counters and recycle its state; past the exited-threads
  * limit the oldest exited record folds into its group (caller holds the lock, sampler only). */
 void hp_registry_gone(struct hp_record *r);

@@ -127,6 +127,7 @@ static void store(const struct reading *w, uint64_t min_interval_ns)
     if (!w->ok || r->tid != w->tid || r->exited || r->gone) return;
     /* Ticks give the user/system split; the CPU clock gives the total to the nanosecond. Without
      * a stat reading (no descriptor to spare) the last split is kept. */
+    uint64_t cpu = w->cpu_ns > r->cpu_before_ns ? w->cpu_ns - r->cpu_before_ns : 0;
     double user_share = 1.0;
     if (w->has_stat) {
         r->status = w->stat.state;
@@ -136,22 +137,22 @@ static void store(const struct reading *w, uint64_t min_interval_ns)
     } else if (r->cpu_user_ns + r->cpu_sys_ns) {
         user_share = (double)r->cpu_user_ns / (double)(r->cpu_user_ns + r->cpu_sys_ns);
     }
-    r->cpu_user_ns = (uint64_t)((double)w->cpu_ns * user_share);
-    r->cpu_sys_ns = w->cpu_ns - r->cpu_user_ns;
+    r->cpu_user_ns = (uint64_t)((double)cpu * user_share);
+    r->cpu_sys_ns = cpu - r->cpu_user_ns;
     if (r->base_time_ns == 0) {
-        r->base_cpu_ns = w->cpu_ns;
+        r->base_cpu_ns = cpu;
         r->base_time_ns = w->at_ns;
         return;
     }
     uint64_t dt = w->at_ns - r->base_time_ns;
     if (dt < min_interval_ns || dt == 0) return;
-    double pct = w->cpu_ns > r->base_cpu_ns ? 100.0 * (double)(w->cpu_ns - r->base_cpu_ns) / (double)dt : 0;
+    double pct = cpu > r->base_cpu_ns ? 100.0 * (double)(cpu - r->base_cpu_ns) / (double)dt : 0;
     if (pct > 100.0) pct = 100.0;
     r->cpu_pct = pct;
     r->has_pct = 1;
     if (!r->has_max || pct > r->max_pct) r->max_pct = pct;
     r->has_max = 1;
-    r->base_cpu_ns = w->cpu_ns;
+    r->base_cpu_ns = cpu;
     r->base_time_ns = w->at_ns;
 }
 
@@ -222,11 +223,18 @@ void hp_sample(int final)
     hp_spin_unlock(&pass_lock);
 }
 
+static uint64_t start_cpu_ns;      /* the profiler's start, on the main thread */
+
+void hp_sampler_note_start_cpu(uint64_t ns)
+{
+    start_cpu_ns = ns;
+}
+
 void hp_sampler_figures(struct hp_process_figures *out)
 {
     out->rss_bytes = atomic_load(&last_rss);
     out->peak_rss_bytes = atomic_load(&last_peak_rss);
-    out->profiler_cpu_ns = 0;
+    out->profiler_cpu_ns = start_cpu_ns;
     int tid = atomic_load(&sampler_tid);
     if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
     uint64_t server_ns;                 /* the metrics server's thread is the profiler's too */
@@ -321,6 +329,7 @@ void hp_sampler_restart_in_child(void)
 {
     atomic_flag_clear(&pass_lock.held);
     atomic_store(&sampler_tid, 0);
+    start_cpu_ns = 0;          /* the parent's start */
     atomic_store(&report_requested, 0);
     atomic_store(&report_started, 0);
     atomic_store(&launched, 0);

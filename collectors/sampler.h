@@ -19,6 +19,9 @@ void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */
 void hp_sample(int final);
 void hp_sampler_figures(struct hp_process_figures *out);
+/* Before the sampler starts: the main thread's CPU time in the profiler's start, which the
+ * profiler's cost includes. */
+void hp_sampler_note_start_cpu(uint64_t ns);
 /* Have the sampler write the final report, and wait: at most start_ms for it to begin, finish_ms
  * in all for it to end. For a program thread that may hold a libc lock (a signal handler, exit or
  * _exit called from one). Async-signal-safe; returns 0 when the report was written, -1 when the

@@ -188,8 +188,15 @@ static void find_identity(void)
     }
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
+}
+
 static void start(int argc, char **argv)
 {
+    uint64_t start_cpu = thread_cpu_ns();
     hp_resolve();
     if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
     if (!hp_hot.real.malloc || !hp_hot.real.usable_size || !hp_hot.real.pthread_create) return;
@@ -213,6 +220,11 @@ static void start(int argc, char **argv)
     hp_signals_init();
     hp_cpu_start(self);
     hp_alloc_sites_start();
+    /* the main thread's CPU time until now was an earlier program's (exec keeps it) or the
+     * profiler's start, not this program's */
+    uint64_t now = thread_cpu_ns();
+    hp_registry_cpu_before(self, now);
+    hp_sampler_note_start_cpu(now - start_cpu);
     if (hp_sampler_start(final_report, hp_report_checkpoint) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     hp_server_start();

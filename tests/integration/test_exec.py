@@ -6,6 +6,7 @@ import os
 import signal
 import tempfile
 import subprocess
+import sys
 
 from harness import bare, clean_env, row, run, target, validate
 
@@ -100,3 +101,24 @@ def test_sigterm_names_the_signal_and_normal_exit_does_not():
     assert r.report["ended_by_signal"] == "SIGTERM"
     r = run([target("exit_paths"), "return"])
     assert r.report["ended_by_signal"] is None and r.report["signal_thread"] is None
+
+
+def test_an_exec_image_counts_only_its_own_cpu():
+    # exec keeps the thread and its CPU time: the image after it showed the earlier program's CPU
+    # as its main thread's, and the profiler's start as the program's
+    burn = ("import os, time\nt = time.process_time()\nwhile time.process_time() - t < 0.4: pass\n"
+            "os.execv('/bin/true', ['true'])\n")
+    with tempfile.TemporaryDirectory() as d:
+        env = {"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(d, "%p-%n.json")}
+        p = subprocess.run([sys.executable, "-c", burn], env=clean_env(env), capture_output=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        found = {}
+        for name in os.listdir(d):
+            with open(os.path.join(d, name)) as f:
+                found[name.split("-")[1]] = validate(json.load(f))
+    assert sorted(found) == ["0.json", "1.json"], list(found)
+    python, true = row(found["0.json"], "main"), row(found["1.json"], "main")
+    assert python["cpu_total_ns"] >= 400_000_000, python
+    assert true["cpu_total_ns"] < 50_000_000, true
+    # the start is the profiler's cost, which /bin/true's report states
+    assert found["1.json"]["profiler"]["cpu_ns"] > 0, found["1.json"]["profiler"]
