@@ -191,9 +191,14 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
     /* why the profile is off is said here and in JSON off_reason, never on the program's stderr */
     if (!s->v.enabled)
         snprintf(figures, sizeof figures, "CPU profile off: %s", off ? off : "not started");
-    else
-        snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s",
-                 (unsigned long long)s->v.samples, s->v.hz, off ? "; then CPU profile off: " : "", off ? off : "");
+    else {
+        /* what the profiler's own work took on the program's threads, where it took any */
+        char own[64] = "";
+        if (s->v.profiler)
+            snprintf(own, sizeof own, "; %llu more in the profiler's work", (unsigned long long)s->v.profiler);
+        snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s%s",
+                 (unsigned long long)s->v.samples, s->v.hz, own, off ? "; then CPU profile off: " : "", off ? off : "");
+    }
     hp_section_title(out, "functions-cpu", "Sampled CPU time by function.", figures, shown, s->nfns);
     if (!s->nfns) return;
     struct hp_table t;

@@ -205,3 +205,15 @@ def test_off_gives_empty_folded_file_and_a_flame_graph_saying_why():
     assert open(folded, "rb").read() == b""
     assert b"HOTPATH_ALLOC_SAMPLE_BYTES=0" in open(svg, "rb").read()
     ET.parse(svg)
+
+
+def test_sampling_work_counts_as_the_profilers_cpu():
+    # a sample (its stack walk, its tables, libm's log for the next interval) is the profiler's
+    # work: CPU samples taken in it are the profiler's, not the program's time in hp_* functions
+    r = run([target("libc_churn"), "malloc", "0.5"],
+            env={"HOTPATH_ALLOC_SAMPLE_BYTES": "1", "HOTPATH_REPORT": "functions_cpu,functions_alloc"})
+    assert r.returncode == 0, r.stderr
+    cpu = r.report["functions_cpu"]
+    own = sum(f["self_count"] for f in cpu["functions"] if f["name"].startswith(("hp_", "unw_", "_ULx86")))
+    assert cpu["profiler_samples_count"] > 0, cpu["profiler_samples_count"]
+    assert own < cpu["profiler_samples_count"], [(f["name"], f["self_count"]) for f in cpu["functions"]]
