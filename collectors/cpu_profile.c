@@ -14,6 +14,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "memory.h"
 #include "platform.h"
@@ -35,6 +36,10 @@ struct hp_cpu_buf {
     _Atomic uint32_t head;             /* written by the thread's handler */
     _Atomic uint32_t tail;             /* written by the drainer */
     _Atomic uint64_t dropped, profiler;/* written by the thread's handler (load + store) */
+    /* CPU time the thread spent with SIGPROF blocked (its timer stopped): never sampled.
+     * Written by the thread itself as it blocks and unblocks the signal. */
+    _Atomic int masked;
+    _Atomic uint64_t masked_since, masked_ns;
     uint32_t words;                    /* per slot: depth, weight, frames */
     uintptr_t ring[];
 };
@@ -45,7 +50,7 @@ static _Atomic int cpu_started;
 static _Atomic int off_reason;
 static struct hp_stacks table;
 static int cookie;                     /* our timers' sigev_value: tells their signals apart */
-static _Atomic uint64_t drained, retired_dropped, retired_profiler;   /* written by the drainer */
+static _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
 static uint32_t slot_words, ring_slots = 64;
 
 extern int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *));
@@ -282,6 +287,27 @@ static struct hp_cpu_buf *claim_buf(void)
 }
 
 /* The thread's timer at the profile's rate (on), or stopped (its SIGPROF would wait pending). */
+static uint64_t own_cpu_ns(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
+}
+
+/* On the thread itself: SIGPROF blocked or not from now on, and the CPU time it was blocked. */
+static void note_masked(struct hp_cpu_buf *b, int blocked)
+{
+    if (blocked == atomic_load_explicit(&b->masked, memory_order_relaxed)) return;
+    if (blocked && !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;   /* nothing is sampled now */
+    uint64_t now = own_cpu_ns();
+    if (blocked) {
+        atomic_store_explicit(&b->masked_since, now, memory_order_relaxed);
+    } else {
+        uint64_t since = atomic_load_explicit(&b->masked_since, memory_order_relaxed);
+        count(&b->masked_ns, now > since ? now - since : 0);
+    }
+    atomic_store_explicit(&b->masked, blocked, memory_order_release);
+}
+
 static int run_timer(struct hp_cpu_buf *b, int on)
 {
     long ns = on ? 1000000000L / (long)hp_config.cpu_hz : 0;
@@ -304,6 +330,7 @@ static int arm(struct hp_cpu_buf *b)
     /* a thread that starts with SIGPROF blocked gets its timer running when it unblocks it */
     sigset_t mask;
     int blocked = pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, SIGPROF) == 1;
+    note_masked(b, blocked);
     if (run_timer(b, !blocked) != 0) {
         disarm(b);
         return -1;
@@ -318,6 +345,7 @@ void hp_cpu_thread_masked(struct hp_thread *t, int blocked)
     if (!b || !atomic_load(&b->armed)) return;
     int saved = errno;
     run_timer(b, !blocked);
+    note_masked(b, blocked);
     errno = saved;
 }
 
@@ -327,6 +355,8 @@ static void attach(struct hp_thread *t, uint32_t index, int tid)
     if (!b) return;
     b->index = index;
     b->tid = tid ? tid : hp_platform_gettid();
+    atomic_store(&b->masked, 0);
+    atomic_store(&b->masked_ns, 0);
     atomic_store(&b->head, 0);
     atomic_store(&b->tail, 0);
     atomic_store(&b->dropped, 0);
@@ -382,9 +412,11 @@ void hp_cpu_thread_end(struct hp_thread *t)
     __atomic_store_n(&t->cpu_buf, NULL, __ATOMIC_RELEASE);
     atomic_signal_fence(memory_order_seq_cst);
     disarm(b);
+    note_masked(b, 0);
     /* A ring that never held a sample is free at once (short-lived threads reuse one ring; a
      * drainer looking at it meanwhile only ever stores tail = 0); else the sampler drains it. */
-    int empty = atomic_load(&b->head) == 0 && atomic_load(&b->dropped) == 0 && atomic_load(&b->profiler) == 0;
+    int empty = atomic_load(&b->head) == 0 && atomic_load(&b->dropped) == 0 && atomic_load(&b->profiler) == 0 &&
+                atomic_load(&b->masked_ns) == 0;
     atomic_store_explicit(&b->state, empty ? BUF_FREE : BUF_RETIRED, memory_order_release);
     errno = saved;
 }
@@ -453,8 +485,10 @@ void hp_cpu_drain(void)
         if (st == BUF_RETIRED) {
             count(&retired_dropped, atomic_load(&b->dropped));
             count(&retired_profiler, atomic_load(&b->profiler));
+            count(&retired_masked, atomic_load(&b->masked_ns));
             atomic_store(&b->dropped, 0);
             atomic_store(&b->profiler, 0);
+            atomic_store(&b->masked_ns, 0);
             atomic_store_explicit(&b->state, BUF_FREE, memory_order_release);
         }
     }
@@ -470,12 +504,15 @@ void hp_cpu_fork_child(struct hp_thread *self)
         atomic_store(&b->tail, 0);
         atomic_store(&b->dropped, 0);
         atomic_store(&b->profiler, 0);
+        atomic_store(&b->masked, 0);
+        atomic_store(&b->masked_ns, 0);
         if (b != mine) atomic_store(&b->state, BUF_FREE);
     }
     hp_stacks_reset(&table);
     atomic_store(&drained, 0);
     atomic_store(&retired_dropped, 0);
     atomic_store(&retired_profiler, 0);
+    atomic_store(&retired_masked, 0);
     if (mine && atomic_load(&cpu_on)) {
         mine->index = 0;
         mine->tid = hp_platform_gettid();
@@ -498,11 +535,18 @@ void hp_cpu_view(struct hp_cpu_view *v)
     v->other = atomic_load(&table.other);
     v->dropped = atomic_load(&retired_dropped);
     v->profiler = atomic_load(&retired_profiler);
+    v->unsampled_ns = atomic_load(&retired_masked);
     for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
         int st = atomic_load(&b->state);
         if (st != BUF_LIVE && st != BUF_RETIRED) continue;
         v->dropped += atomic_load(&b->dropped);
         v->profiler += atomic_load(&b->profiler);
+        v->unsampled_ns += atomic_load(&b->masked_ns);
+        /* a thread that has SIGPROF blocked now: its CPU since it blocked it */
+        uint64_t now, since = atomic_load_explicit(&b->masked_since, memory_order_relaxed);
+        if (st == BUF_LIVE && atomic_load(&cpu_on) && atomic_load_explicit(&b->masked, memory_order_acquire) &&
+            hp_thread_cpu_ns(b->tid, &now) == 0 && now > since)
+            v->unsampled_ns += now - since;
     }
     v->table = &table;
 }

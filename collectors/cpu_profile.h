@@ -45,6 +45,7 @@ struct hp_cpu_view {
     uint64_t other;               /* samples whose stack found the table full (in `<other>`) */
     uint64_t dropped;             /* samples lost: a thread's ring was full, or its stack too short to unwind on */
     uint64_t profiler;            /* samples taken while the profiler itself worked on the thread */
+    uint64_t unsampled_ns;        /* CPU time of threads while they had SIGPROF blocked (never sampled) */
     struct hp_stacks *table;
 };
 void hp_cpu_view(struct hp_cpu_view *v);

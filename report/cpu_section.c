@@ -186,18 +186,23 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
     static const char *const headers[] = { "Function", "Samples", "Self %", "Total %", "Module", "Location" };
     const struct cpu_snap *s = snap;
     unsigned shown = limit && limit < s->nfns ? limit : s->nfns;
-    char figures[256];
+    char figures[448];
     const char *off = hp_cpu_off_text(s->v.off);
     /* why the profile is off is said here and in JSON off_reason, never on the program's stderr */
     if (!s->v.enabled)
         snprintf(figures, sizeof figures, "CPU profile off: %s", off ? off : "not started");
     else {
-        /* what the profiler's own work took on the program's threads, where it took any */
-        char own[64] = "";
+        /* what the profiler's own work took on the program's threads, where it took any, and
+         * the CPU no sample could see: threads that block every signal (liblzma's workers) */
+        char own[64] = "", unseen[128] = "", secs[HP_FMT_MAX];
         if (s->v.profiler)
             snprintf(own, sizeof own, "; %llu more in the profiler's work", (unsigned long long)s->v.profiler);
-        snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s%s",
-                 (unsigned long long)s->v.samples, s->v.hz, own, off ? "; then CPU profile off: " : "", off ? off : "");
+        if (s->v.unsampled_ns >= 10000000u) {
+            hp_fmt_cpu_seconds(secs, s->v.unsampled_ns);
+            snprintf(unseen, sizeof unseen, "; %s of CPU not sampled: threads with SIGPROF blocked", secs);
+        }
+        snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s%s%s", (unsigned long long)s->v.samples,
+                 s->v.hz, own, unseen, off ? "; then CPU profile off: " : "", off ? off : "");
     }
     hp_section_title(out, "functions-cpu", "Sampled CPU time by function.", figures, shown, s->nfns);
     if (!s->nfns) return;
@@ -233,6 +238,7 @@ static void cpu_json(const void *snap, struct hp_json *j)
     hp_json_u64(j, "other_samples_count", s->v.other);
     hp_json_u64(j, "dropped_samples_count", s->v.dropped);
     hp_json_u64(j, "profiler_samples_count", s->v.profiler);
+    hp_json_u64(j, "unsampled_cpu_ns", s->v.unsampled_ns);
     hp_json_array_begin(j, "functions");
     for (uint32_t i = 0; i < s->nfns; i++) {
         const struct cpu_fn *f = &s->fns[i];
