@@ -182,7 +182,13 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
             len += (size_t)snprintf(r->name + len, sizeof r->name - len, "%s%s", i ? " ← " : "", r->frames[i]);
         /* where the innermost function is defined: the call site is in it */
         if (r->location[0] && len < sizeof r->name)
-            snprintf(r->name + len, sizeof r->name - len, " (%s)", r->location);
+            len += (size_t)snprintf(r->name + len, sizeof r->name - len, " (%s)", r->location);
+        /* a lock in a module's static data that has no symbol: not to be taken for a heap lock
+         * first locked from the same place */
+        if (first->module && len < sizeof r->name) {
+            const char *base = strrchr(first->module, '/');
+            snprintf(r->name + len, sizeof r->name - len, ", static in %s", base ? base + 1 : first->module);
+        }
     } else {
         snprintf(r->name, sizeof r->name, "0x%lx", (unsigned long)l->addr);
     }

@@ -115,6 +115,16 @@ def test_a_stripped_program_that_rewrites_its_title_is_named_as_started():
     assert len(rows) == 1, r.report["mutexes"]["rows"]
     stack = rows[0]["call_stack"]
     assert stack and all(f.startswith("title_rewrite+0x") for f in stack), stack
+    assert "static" not in rows[0]["name"], rows[0]                 # a heap lock
+    # a global lock without its symbol is told from a heap lock first locked at the same place
+    prog = os.path.join(d, "locks_cache")
+    shutil.copy(target("locks_cache"), prog)
+    subprocess.run(["strip", prog], check=True)
+    r = run([prog])
+    assert r.returncode == 0, r.stderr
+    rows = [m for m in r.report["mutexes"]["rows"] if m["locks_count"] == 1000]
+    assert len(rows) == 1 and rows[0]["symbol"] is None, r.report["mutexes"]["rows"]
+    assert rows[0]["name"].endswith(", static in locks_cache"), rows[0]["name"]
 
 
 def test_glibc_named_from_its_debug_file_without_locations():
