@@ -102,28 +102,27 @@ def test_a_program_run_by_the_loader_is_named():
     assert "hot_a" in fns and fns["hot_a"]["module"] == "cpu_ratio", list(fns)
 
 
-def test_a_stripped_program_that_rewrites_its_title_is_named_as_started():
-    # frames without a symbol are named program+0xoffset, by the program's name at start: nginx,
-    # postgres and sshd write their title over argv[0], which then read "rker: idle+0x11bc"
-    d = tempfile.mkdtemp(prefix="hotpath-title-")
-    prog = os.path.join(d, "title_rewrite")
-    shutil.copy(target("title_rewrite"), prog)
+def mutex_rows_of_stripped(name, locks_count):
+    """Run a stripped copy of a target: its mutex rows with that many acquisitions."""
+    prog = os.path.join(tempfile.mkdtemp(prefix="hotpath-stripped-"), name)
+    shutil.copy(target(name), prog)
     subprocess.run(["strip", prog], check=True)
     r = run([prog])
     assert r.returncode == 0, r.stderr
-    rows = [m for m in r.report["mutexes"]["rows"] if m["locks_count"] == 1]
-    assert len(rows) == 1, r.report["mutexes"]["rows"]
+    return [m for m in r.report["mutexes"]["rows"] if m["locks_count"] == locks_count]
+
+
+def test_a_stripped_program_that_rewrites_its_title_is_named_as_started():
+    # frames without a symbol are named program+0xoffset, by the program's name at start: nginx,
+    # postgres and sshd write their title over argv[0], which then read "rker: idle+0x11bc"
+    rows = mutex_rows_of_stripped("title_rewrite", 1)
+    assert len(rows) == 1, rows
     stack = rows[0]["call_stack"]
     assert stack and all(f.startswith("title_rewrite+0x") for f in stack), stack
     assert "static" not in rows[0]["name"], rows[0]                 # a heap lock
     # a global lock without its symbol is told from a heap lock first locked at the same place
-    prog = os.path.join(d, "locks_cache")
-    shutil.copy(target("locks_cache"), prog)
-    subprocess.run(["strip", prog], check=True)
-    r = run([prog])
-    assert r.returncode == 0, r.stderr
-    rows = [m for m in r.report["mutexes"]["rows"] if m["locks_count"] == 1000]
-    assert len(rows) == 1 and rows[0]["symbol"] is None, r.report["mutexes"]["rows"]
+    rows = mutex_rows_of_stripped("locks_cache", 1000)
+    assert len(rows) == 1 and rows[0]["symbol"] is None, rows
     assert rows[0]["name"].endswith(", static in locks_cache"), rows[0]["name"]
 
 
