@@ -30,6 +30,7 @@ struct mode_figs {
 
 struct lock_row {
     char name[512];
+    unsigned ordinal;          /* among rows of the same name (Prometheus labels), 0 for none */
     char symbol[160];
     const char *module;        /* into the snapshot's symbol tables */
     uintptr_t addr;
@@ -159,6 +160,23 @@ static void locate(struct hp_syms *syms, void *pc, char *out, size_t size)
     if (hp_syms_location(syms, pc, file, sizeof file, &line)) hp_location_text(file, line, out, size);
 }
 
+/* A lock without a symbol: named by the first `shown` frames of the stack that first locked it. */
+static void stack_name(struct lock_row *r, unsigned shown)
+{
+    size_t len = 0;
+    for (unsigned i = 0; i < r->nframes && i < shown && len < sizeof r->name; i++)
+        len += (size_t)snprintf(r->name + len, sizeof r->name - len, "%s%s", i ? " ← " : "", r->frames[i]);
+    /* where the innermost function is defined: the call site is in it */
+    if (r->location[0] && len < sizeof r->name)
+        len += (size_t)snprintf(r->name + len, sizeof r->name - len, " (%s)", r->location);
+    /* a lock in a module's static data that has no symbol: not to be taken for a heap lock
+     * first locked from the same place */
+    if (r->module && len < sizeof r->name) {
+        const char *base = strrchr(r->module, '/');
+        snprintf(r->name + len, sizeof r->name - len, ", static in %s", base ? base + 1 : r->module);
+    }
+}
+
 static void name_row(struct lock_row *r, const struct item *first, struct hp_syms *syms)
 {
     const struct hp_lock *l = first->l;
@@ -177,18 +195,7 @@ static void name_row(struct lock_row *r, const struct item *first, struct hp_sym
         snprintf(r->symbol, sizeof r->symbol, "%s", first->sym);
         snprintf(r->name, sizeof r->name, "%s", first->sym);
     } else if (l->nframes) {
-        size_t len = 0;
-        for (unsigned i = 0; i < l->nframes && i < NAME_FRAMES && len < sizeof r->name; i++)
-            len += (size_t)snprintf(r->name + len, sizeof r->name - len, "%s%s", i ? " ← " : "", r->frames[i]);
-        /* where the innermost function is defined: the call site is in it */
-        if (r->location[0] && len < sizeof r->name)
-            len += (size_t)snprintf(r->name + len, sizeof r->name - len, " (%s)", r->location);
-        /* a lock in a module's static data that has no symbol: not to be taken for a heap lock
-         * first locked from the same place */
-        if (first->module && len < sizeof r->name) {
-            const char *base = strrchr(first->module, '/');
-            snprintf(r->name + len, sizeof r->name - len, ", static in %s", base ? base + 1 : first->module);
-        }
+        stack_name(r, NAME_FRAMES);
     } else {
         snprintf(r->name, sizeof r->name, "0x%lx", (unsigned long)l->addr);
     }
@@ -198,6 +205,41 @@ static void look_up(struct item *it, struct hp_syms *syms)
 {
     if (it->l->shared) return;
     it->symbol = hp_syms_data(syms, (const void *)it->l->addr, it->sym, sizeof it->sym, &it->module);
+}
+
+/* By name, then address, then place in the table (deterministic for one set of records). */
+static int by_name(const void *a, const void *b)
+{
+    const struct lock_row *x = *(struct lock_row *const *)a, *y = *(struct lock_row *const *)b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Rows whose names came out the same. Stacks that part only below the frames a name shows are
+ * named by their whole stacks. What is still the same (one symbol in two modules, a lock made
+ * again at its address) gets an ordinal, 2 and up, that Prometheus labels carry (`cache_lock
+ * #2`): it refuses a scrape with two series of one name and labels. Names that are distinct
+ * already stay as they are, so a series keeps its labels from one scrape to the next. */
+static void distinct_names(struct lock_row *rows, unsigned n)
+{
+    struct lock_row **by = hp_alloc((n ? n : 1) * sizeof *by);
+    if (!by) return;
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < n; i++) by[i] = &rows[i];
+        hp_sort(by, n, sizeof *by, by_name);
+        for (unsigned i = 0; i < n;) {
+            unsigned j = i + 1;
+            while (j < n && strcmp(by[i]->name, by[j]->name) == 0) j++;
+            for (unsigned k = i; j - i > 1 && k < j; k++) {
+                if (pass == 0 && !by[k]->symbol[0] && by[k]->nframes && !by[k]->other) stack_name(by[k], HP_LOCK_FRAMES);
+                else if (pass == 1) by[k]->ordinal = k - i + 1;
+            }
+            i = j;
+        }
+    }
+    hp_free(by);
 }
 
 /* Rows of one kind, merged and sorted by total wait. */
@@ -243,6 +285,7 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
         r->wait_total_ns = r->mode[0].wait_ns + r->mode[1].wait_ns;
         i = j;
     }
+    distinct_names(rows, *count);
 out:
     hp_free(acc);
     hp_free(items);
@@ -550,6 +593,7 @@ static void lock_labels(struct hp_buf *l, const char *label, const struct lock_r
     l->len = 0;
     hp_buf_printf(l, "%s=\"", label);
     hp_prom_escape(l, r->name);
+    if (r->ordinal > 1) hp_buf_printf(l, " #%u", r->ordinal);
     hp_buf_putc(l, '"');
     if (mode) hp_buf_printf(l, ",mode=\"%s\"", mode);
 }

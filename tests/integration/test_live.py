@@ -79,6 +79,19 @@ def test_hotpath_report_selects_the_views_served():
         assert "threads" in report and "mutexes" not in report
 
 
+def test_metrics_series_are_each_their_own():
+    # a mutex made again at its address is two locks of one name: Prometheus refuses a scrape
+    # that has two series of one name and labels, so the second carries an ordinal
+    with Live(("live", "30000", "remade")) as p:
+        time.sleep(0.6)
+        status, _, body = curl(p.url("/metrics"))
+        assert status == 200
+        series = [line.rsplit(" ", 1)[0] for line in body.decode().splitlines() if line and not line.startswith("#")]
+        assert len(series) == len(set(series)), sorted(s for s in set(series) if series.count(s) > 1)[:5]
+        assert 'hotpath_mutex_acquisitions_total{mutex="lock"}' in series, [s for s in series if "mutex_acq" in s]
+        assert 'hotpath_mutex_acquisitions_total{mutex="lock #2"}' in series, [s for s in series if "mutex_acq" in s]
+
+
 def test_metrics_are_valid_prometheus_text():
     with Live() as p:
         time.sleep(0.6)

@@ -1,7 +1,9 @@
 /* live.c — a long-running program for the live views: a named worker thread that burns CPU,
  * allocates, takes a mutex and an rwlock and writes to /dev/null, until the given number of
  * milliseconds has passed (default 30000) or it is killed. Modes: "fork" also forks a child that
- * does the same; "closeall" closes every descriptor from 3 up once running. Prints "ready <pid>" once its threads run. */
+ * does the same; "closeall" closes every descriptor from 3 up once running; "remade" first uses,
+ * destroys and uses again its mutex (two locks of one name). Prints "ready <pid>" once its threads
+ * run. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,6 +57,12 @@ int main(int argc, char **argv)
         /* the child: its own worker, its own server */
     }
     if (argc > 2 && strcmp(argv[2], "closeall") == 0) closefrom(3);   /* as daemons do */
+    if (argc > 2 && strcmp(argv[2], "remade") == 0) {
+        pthread_mutex_lock(&lock);
+        pthread_mutex_unlock(&lock);
+        pthread_mutex_destroy(&lock);
+        pthread_mutex_init(&lock, NULL);
+    }
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
     printf("ready %d\n", getpid());
