@@ -19,6 +19,7 @@
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
+#include "ticks.h"
 #include "unwind.h"
 
 #define RING ring_slots                 /* samples a thread can hold between two drains */
@@ -308,10 +309,23 @@ static void note_masked(struct hp_cpu_buf *b, int blocked)
     atomic_store_explicit(&b->masked, blocked, memory_order_release);
 }
 
+/* The first expiry of a thread's timer falls at a random point of its first period: a thread
+ * that runs less CPU than a period (a request handled by a short-lived thread: 0.3 ms against
+ * 10 ms at 99 Hz) would otherwise never be sampled, and a thousand of them were CPU the profile
+ * never saw. With a random phase each is sampled with the chance its CPU time gives it. */
+static long first_expiry_ns(long period, int tid)
+{
+    uint64_t x = hp_ticks() ^ ((uint64_t)(unsigned)tid * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return 1 + (long)(x % (uint64_t)period);
+}
+
 static int run_timer(struct hp_cpu_buf *b, int on)
 {
-    long ns = on ? 1000000000L / (long)hp_config.cpu_hz : 0;
-    struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };
+    long ns = on ? 1000000000L / (long)hp_config.cpu_hz : 0, first = on ? first_expiry_ns(ns, b->tid) : 0;
+    struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { first / 1000000000L, first % 1000000000L } };
     return timer_settime(b->timer, 0, &its, NULL);
 }
 
