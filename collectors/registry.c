@@ -21,6 +21,9 @@ static uint32_t free_slots = HP_NO_RECORD;
 static uint32_t gone_head = HP_NO_RECORD, gone_tail = HP_NO_RECORD, gone_count;
 static struct hp_exited_group *groups;
 static uint32_t ngroups, cap_groups;
+/* A fork child's share of the heap its parent had live at the fork: blocks it may free without
+ * having allocated them, so that its Diff is still its live heap */
+static int64_t inherited;
 #define MAX_GROUPS 256
 static struct hp_thread *free_states;
 
@@ -290,6 +293,25 @@ void hp_registry_name_record(uint32_t rec, const char *name)
     hp_spin_unlock(&lock);
 }
 
+/* The heap the counters say is live: every record's and group's allocations less frees, and what
+ * this process inherited (caller holds the lock). */
+static int64_t live_heap(void)
+{
+    int64_t live = inherited;
+    struct hp_counts c;
+    for (uint32_t i = 0; i < count; i++) {
+        hp_record_counts(hp_record_at(i), &c);
+        live += (int64_t)(c.alloc_bytes - c.free_bytes);
+    }
+    for (uint32_t i = 0; i < ngroups; i++) live += (int64_t)(groups[i].c->alloc_bytes - groups[i].c->free_bytes);
+    return live;
+}
+
+int64_t hp_registry_inherited_bytes(void)
+{
+    return inherited;
+}
+
 void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthread,
                             uint64_t cpu_ns, uint64_t now_ns)
 {
@@ -297,6 +319,7 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
      * the parent's other threads stay allocated: they are few, and nothing points at them now. */
     struct hp_record old = { 0 };
     if (self->record != HP_NO_RECORD && self->record < count) old = *hp_record_at(self->record);
+    inherited = live_heap();
     count = next_index = gone_count = ngroups = 0;
     free_slots = gone_head = gone_tail = HP_NO_RECORD;
     uint32_t rec = add_record();

@@ -103,6 +103,9 @@ void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns);
 void hp_registry_gone(struct hp_record *r);
 /* The folded groups (caller holds the lock). */
 const struct hp_exited_group *hp_registry_groups(uint32_t *n);
+/* In a fork child: the heap its parent had live at the fork (0 elsewhere), which the process's
+ * live heap includes though no thread of its allocated it. */
+int64_t hp_registry_inherited_bytes(void);
 /* dst += src, every counter. */
 void hp_counts_add(struct hp_counts *dst, const struct hp_counts *src);
 /* Names: of a pthread (any thread), or of the calling thread's record. */

@@ -35,6 +35,7 @@ struct threads_snap {
     unsigned n;
     struct hp_process_figures proc;
     struct hp_counts total;
+    int64_t inherited;   /* a fork child's share of its parent's live heap */
     uint64_t live_mapped;
     uint64_t threads;    /* every thread the process had, folded ones included */
     int has_history;
@@ -107,6 +108,7 @@ static void *threads_snapshot(void)
         s->threads += g->threads;
     }
     s->live_mapped = hp_mappings_live();
+    s->inherited = hp_registry_inherited_bytes();
     hp_registry_unlock();
     for (unsigned i = 0; i < s->n && s->has_history; i++) {
         const struct hp_trend *t = s->rows[i].folded ? NULL : hp_history_trend_of(&s->history, s->rows[i].index);
@@ -161,7 +163,7 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     hp_fmt_bytes(rss, (int64_t)s->proc.rss_bytes);
     hp_fmt_bytes(al, (int64_t)s->total.alloc_bytes);
     hp_fmt_bytes(de, (int64_t)s->total.free_bytes);
-    hp_fmt_bytes(di, diff(&s->total));
+    hp_fmt_bytes(di, diff(&s->total) + s->inherited);
     snprintf(figures, sizeof figures, "RSS: %s, Alloc: %s, Dealloc: %s, Diff: %s", rss, al, de, di);
     hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
 
@@ -197,7 +199,8 @@ static void threads_json(const void *snap, struct hp_json *j)
     hp_json_u64(j, "peak_rss_bytes", s->proc.peak_rss_bytes);
     hp_json_u64(j, "alloc_bytes", s->total.alloc_bytes);
     hp_json_u64(j, "dealloc_bytes", s->total.free_bytes);
-    hp_json_i64(j, "diff_bytes", diff(&s->total));
+    hp_json_i64(j, "diff_bytes", diff(&s->total) + s->inherited);
+    hp_json_i64(j, "inherited_bytes", s->inherited);
     hp_json_u64(j, "alloc_count", s->total.alloc_count);
     hp_json_u64(j, "dealloc_count", s->total.free_count);
     hp_json_u64(j, "thread_count", s->threads);

@@ -134,6 +134,13 @@ def test_fork_child_and_parent_each_report():
     assert 200000 <= child["alloc_bytes"] < 200000 + MARKER, child
     assert parent["alloc_bytes"] >= 300000 + MARKER, parent
     assert r.reports[child_pid]["pid"] == child_pid
+    # the child frees a 120,000-byte block its parent allocated: its live heap is still right,
+    # the parent's heap at the fork counted as inherited
+    header = r.reports[child_pid]["threads"]["header"]
+    assert child["dealloc_bytes"] >= 120000, child
+    assert header["inherited_bytes"] >= 120000, header
+    assert header["diff_bytes"] == header["inherited_bytes"] + header["alloc_bytes"] - header["dealloc_bytes"], header
+    assert header["diff_bytes"] >= 200000, header
 
 
 PY_SIGNALS = r"""

@@ -1,6 +1,7 @@
 /* exit_paths.c — every way a process ends: `return`, `exit`, `_exit`, `_Exit`, `sigterm` (waits
  * to be killed, default action), `handler` (its own SIGTERM handler runs and exits 7), `ignore`
- * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount),
+ * (SIGTERM ignored, then exits 3), `fork` (parent and child each allocate their own amount; the
+ * child frees a block its parent allocated),
  * `segv` (a null pointer write in a named thread), `abort`, `fpe` (integer division by zero),
  * `pthread_exit` (main ends with pthread_exit while a worker runs on: the process ends, status 0,
  * when the worker does, and its atexit handler runs), `forks` (100 fork children that allocate
@@ -215,8 +216,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "fork")) {
+        marker(120000);
         pid_t pid = fork();
         if (pid == 0) {
+            free(kept);           /* a block the child inherited, not its own allocation */
             marker(200000);
             exit(0);
         }
