@@ -340,7 +340,7 @@ void hp_io_attach_pair(const int fds[2], const struct hp_io_name *n)
     settle();
     struct hp_io_res *r = record_for(n, 1);
     atomic_fetch_add_explicit(&r->inst, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->opens, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->opens, 2, memory_order_relaxed);   /* two descriptors, each closed */
     hp_spin_lock(&fd_lock);
     put(fds[0], r);
     put(fds[1], r);
