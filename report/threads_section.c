@@ -165,6 +165,12 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     hp_fmt_bytes(de, (int64_t)s->total.free_bytes);
     hp_fmt_bytes(di, diff(&s->total) + s->inherited);
     snprintf(figures, sizeof figures, "RSS: %s, Alloc: %s, Dealloc: %s, Diff: %s", rss, al, de, di);
+    if (s->inherited) {        /* a fork child: Diff is more than Alloc less Dealloc */
+        char in[HP_FMT_MAX];
+        hp_fmt_bytes(in, s->inherited);
+        size_t len = strlen(figures);
+        snprintf(figures + len, sizeof figures - len, ", Inherited: %s", in);
+    }
     hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
 
     struct hp_table t;

@@ -141,6 +141,13 @@ def test_fork_child_and_parent_each_report():
     assert header["inherited_bytes"] >= 120000, header
     assert header["diff_bytes"] == header["inherited_bytes"] + header["alloc_bytes"] - header["dealloc_bytes"], header
     assert header["diff_bytes"] >= 200000, header
+    # the text title says so, as Diff is then more than Alloc less Dealloc
+    with tempfile.TemporaryDirectory() as d:
+        env = {"HOTPATH_OUTPUT_FORMAT": "table", "HOTPATH_OUTPUT_PATH": os.path.join(d, "%p.txt")}
+        p = subprocess.run([target("exit_paths"), "fork"], env=clean_env(env), capture_output=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        titles = [line for name in os.listdir(d) for line in open(os.path.join(d, name)) if line.startswith("threads - ")]
+    assert len(titles) == 2 and sum(", Inherited: " in t for t in titles) == 1, titles
 
 
 PY_SIGNALS = r"""
