@@ -128,18 +128,6 @@ static int remember(void *p, uint32_t site, uint32_t thread, uint64_t bytes, uin
     return -1;
 }
 
-static void *sample(struct hp_thread *t, void *p, size_t size);
-
-/* A sample is the profiler's work: under the thread's guard, a CPU sample taken meanwhile is
- * counted as the profiler's, not as the program's time in these functions (and libm's). */
-void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size)
-{
-    t->guard++;
-    p = sample(t, p, size);
-    t->guard--;
-    return p;
-}
-
 static void *sample(struct hp_thread *t, void *p, size_t size)
 {
     if (!atomic_load_explicit(&on, memory_order_relaxed)) {
@@ -179,16 +167,6 @@ static void *sample(struct hp_thread *t, void *p, size_t size)
     return p;
 }
 
-static void unsample(void *p);
-
-void hp_alloc_unsample(void *p)
-{
-    struct hp_thread *t = hp_self;
-    if (t) t->guard++;
-    unsample(p);
-    if (t) t->guard--;
-}
-
 static void unsample(void *p)
 {
     if (!live) return;
@@ -208,6 +186,23 @@ static void unsample(void *p)
         filter_clear(hp_alloc_filter_bit(p));
         return;
     }
+}
+
+/* Sampling and forgetting a block are the profiler's work: under the thread's guard, a CPU sample
+ * taken meanwhile is the profiler's, not the program's time in these functions (and libm's). */
+void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size)
+{
+    t->guard++;
+    p = sample(t, p, size);
+    t->guard--;
+    return p;
+}
+
+void hp_alloc_unsample(void *p)
+{
+    struct hp_thread *t = hp_guard_raise();
+    unsample(p);
+    hp_guard_lower(t);
 }
 
 void hp_alloc_sites_fork_child(void)

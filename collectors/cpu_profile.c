@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "hash.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
@@ -288,18 +289,12 @@ static struct hp_cpu_buf *claim_buf(void)
 }
 
 /* The thread's timer at the profile's rate (on), or stopped (its SIGPROF would wait pending). */
-static uint64_t own_cpu_ns(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
-}
-
 /* On the thread itself: SIGPROF blocked or not from now on, and the CPU time it was blocked. */
 static void note_masked(struct hp_cpu_buf *b, int blocked)
 {
     if (blocked == atomic_load_explicit(&b->masked, memory_order_relaxed)) return;
     if (blocked && !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;   /* nothing is sampled now */
-    uint64_t now = own_cpu_ns();
+    uint64_t now = hp_self_cpu_ns();
     if (blocked) {
         atomic_store_explicit(&b->masked_since, now, memory_order_relaxed);
     } else {
@@ -315,10 +310,7 @@ static void note_masked(struct hp_cpu_buf *b, int blocked)
  * never saw. With a random phase each is sampled with the chance its CPU time gives it. */
 static long first_expiry_ns(long period, int tid)
 {
-    uint64_t x = hp_ticks() ^ ((uint64_t)(unsigned)tid * 0x9E3779B97F4A7C15ull);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
+    uint64_t x = hp_mix64(hp_ticks() ^ ((uint64_t)(unsigned)tid * 0x9E3779B97F4A7C15ull));
     return 1 + (long)(x % (uint64_t)period);
 }
 

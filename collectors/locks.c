@@ -202,21 +202,9 @@ static struct hp_lock_hists *mode_hists(struct hp_lock_mode *m)
 
 /* Recording a wait or a timed hold is the profiler's work: under the thread's guard, a CPU
  * sample taken meanwhile is the profiler's, not the program's time in these functions. */
-static struct hp_thread *guard_up(void)
-{
-    struct hp_thread *t = hp_self;
-    if (t) t->guard++;
-    return t;
-}
-
-static void guard_down(struct hp_thread *t)
-{
-    if (t) t->guard--;
-}
-
 void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks, int shared)
 {
-    struct hp_thread *t = guard_up();
+    struct hp_thread *t = hp_guard_raise();
     struct hp_lock_mode *m = &l->mode[mode];
     shared |= l->shared;
     hp_lk_add(&m->contended, 1, shared);
@@ -224,7 +212,7 @@ void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_lk_max(&m->wait_max, ticks, shared);
     struct hp_lock_hists *h = mode_hists(m);
     if (h) hp_lk_hist_add(&h->wait, ticks, shared);
-    guard_down(t);
+    hp_guard_lower(t);
 }
 
 void hp_lock_record_timeout(struct hp_lock *l, int mode, uint64_t ticks)
@@ -236,7 +224,7 @@ void hp_lock_record_timeout(struct hp_lock *l, int mode, uint64_t ticks)
 
 void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared)
 {
-    struct hp_thread *t = guard_up();
+    struct hp_thread *t = hp_guard_raise();
     struct hp_lock_mode *m = &l->mode[mode];
     shared |= l->shared;
     hp_lk_add(&m->holds_timed, 1, shared);
@@ -244,7 +232,7 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_lk_max(&m->hold_max, ticks, shared);
     struct hp_lock_hists *h = mode_hists(m);
     if (h) hp_lk_hist_add(&h->hold, ticks, shared);
-    guard_down(t);
+    hp_guard_lower(t);
 }
 
 void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t)

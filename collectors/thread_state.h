@@ -60,6 +60,20 @@ static inline void hp_count(_Atomic uint64_t *c, uint64_t n)
     atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
+/* Profiler work on the calling thread from here (its allocations, locks and CPU samples are not
+ * the program's): the thread's state to give hp_guard_lower, NULL for a thread not yet known. */
+static inline struct hp_thread *hp_guard_raise(void)
+{
+    struct hp_thread *t = hp_self;
+    if (t) t->guard++;
+    return t;
+}
+
+static inline void hp_guard_lower(struct hp_thread *t)
+{
+    if (t) t->guard--;
+}
+
 static inline uint64_t hp_read(_Atomic uint64_t *c)
 {
     return atomic_load_explicit(c, memory_order_relaxed);

@@ -15,7 +15,8 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t);
  * program's own frames in it: the tail below main or the thread's start routine, which every
  * stack has (_start and libc's start of main; libc's start_thread and clone under the profiler's
  * thread trampoline; the loader's calls of constructors and destructors), is left out, and would
- * take the room of the program's frames. May be `from`. Async-signal-safe: n until the constructor has found the modules' ranges. */
+ * take the room of the program's frames. May be `from`. Async-signal-safe: n until the
+ * constructor has found the modules' ranges. */
 int hp_unwind_start_frames(void *const *raw, int from, int n);
 /* Return addresses, innermost first, from around the caller on (the first may be in the caller
  * or in its caller): every call into libunwind goes through here (the SIGPROF handler too). 0

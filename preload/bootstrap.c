@@ -161,10 +161,9 @@ static void final_report(void)
  * otherwise (or with no sampler) the report is written here. */
 void hp_report_as_profiler(void)
 {
-    struct hp_thread *t = hp_self;
-    if (t) t->guard++;
+    struct hp_thread *t = hp_guard_raise();
     if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
-    if (t) t->guard--;
+    hp_guard_lower(t);
 }
 
 /* Our own path (children's LD_PRELOAD) and the image number an exec handed over; the variable
@@ -188,15 +187,9 @@ static void find_identity(void)
     }
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
-}
-
 static void start(int argc, char **argv)
 {
-    uint64_t start_cpu = thread_cpu_ns();
+    uint64_t start_cpu = hp_self_cpu_ns();
     hp_resolve();
     if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
     if (!hp_hot.real.malloc || !hp_hot.real.usable_size || !hp_hot.real.pthread_create) return;
@@ -222,7 +215,7 @@ static void start(int argc, char **argv)
     hp_alloc_sites_start();
     /* the main thread's CPU time until now was an earlier program's (exec keeps it) or the
      * profiler's start, not this program's */
-    uint64_t now = thread_cpu_ns();
+    uint64_t now = hp_self_cpu_ns();
     hp_registry_cpu_before(self, now);
     hp_sampler_note_start_cpu(now - start_cpu);
     if (hp_sampler_start(final_report, hp_report_checkpoint) != 0)

@@ -108,10 +108,9 @@ static void child_env_done(struct child_env *ce)
 {
     if (!ce->heap) return;
     int saved = errno;
-    struct hp_thread *t = hp_self;
-    if (t) t->guard++;
+    struct hp_thread *t = hp_guard_raise();
     hp_free(ce->heap);
-    if (t) t->guard--;
+    hp_guard_lower(t);
     errno = saved;
 }
 
