@@ -235,10 +235,11 @@ void hp_sampler_figures(struct hp_process_figures *out)
     out->rss_bytes = atomic_load(&last_rss);
     out->peak_rss_bytes = atomic_load(&last_peak_rss);
     out->profiler_cpu_ns = start_cpu_ns;
+    /* the sampler's thread and the metrics server's are the profiler's too */
+    uint64_t ns;
     int tid = atomic_load(&sampler_tid);
-    if (tid) hp_thread_cpu_ns(tid, &out->profiler_cpu_ns);
-    uint64_t server_ns;                 /* the metrics server's thread is the profiler's too */
-    if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &server_ns) == 0) out->profiler_cpu_ns += server_ns;
+    if (tid && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
+    if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
 }
 
 static _Atomic int main_exited;

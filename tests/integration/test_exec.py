@@ -122,3 +122,21 @@ def test_an_exec_image_counts_only_its_own_cpu():
     assert true["cpu_total_ns"] < 50_000_000, true
     # the start is the profiler's cost, which /bin/true's report states
     assert found["1.json"]["profiler"]["cpu_ns"] > 0, found["1.json"]["profiler"]
+
+
+def test_the_profilers_cost_includes_its_start():
+    # the start (the constructor on the main thread) is the profiler's cost, with its threads':
+    # the two add up to half of a short process's CPU as the kernel counts it (the rest is the
+    # loader and the exit, which neither sees); without the start it was a quarter
+    shares = []
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as d:
+            env = {"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(d, "r.json")}
+            p = subprocess.Popen(["/bin/true"], env=clean_env(env))
+            _, status, usage = os.wait4(p.pid, 0)
+            assert status == 0
+            with open(os.path.join(d, "r.json")) as f:
+                report = validate(json.load(f))
+        counted = row(report, "main")["cpu_total_ns"] + report["profiler"]["cpu_ns"]
+        shares.append(counted / ((usage.ru_utime + usage.ru_stime) * 1e9))
+    assert sorted(shares)[1] >= 0.35, shares
