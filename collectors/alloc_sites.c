@@ -6,10 +6,10 @@
 #define _GNU_SOURCE
 #include "alloc_sites.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "config.h"
+#include "exp_log.h"
 #include "memory.h"
 #include "unwind.h"
 
@@ -67,7 +67,7 @@ static double uniform(void)
 
 static int64_t next_interval(void)
 {
-    double d = -mean * log(uniform());
+    double d = -mean * hp_log(uniform());
     return d > 1e15 ? (int64_t)1e15 : (int64_t)d;
 }
 
@@ -142,7 +142,7 @@ static void *sample(struct hp_thread *t, void *p, size_t size)
     }
     t->alloc_sample_left = next_interval();
     /* picked with probability 1 - exp(-size/mean): weighted by its inverse */
-    double w = 1.0 / -expm1(-(double)size / mean);
+    double w = 1.0 / -hp_expm1(-(double)size / mean);
     uint64_t bytes = (uint64_t)((double)size * w + 0.5), calls_fx = (uint64_t)(1024.0 * w + 0.5);
     void *frames[HP_STACK_MAX_DEPTH];
     unsigned n = hp_unwind_program(frames, hp_config.stack_depth, t);

@@ -2,7 +2,7 @@
  * the value on y, labels at the ends of both axes; coordinates with one decimal. */
 #include "svg_chart.h"
 
-#include <math.h>
+#include <stdint.h>
 
 #include "../collectors/memory.h"
 #include "format.h"
@@ -13,6 +13,17 @@
 #define MR 12
 #define MT 12
 #define MB 28       /* room for the time labels */
+
+/* The few sums of doubles the charts need, here rather than from libm, which libhotpath.so does
+ * not load (collectors/exp_log.h). */
+static double dmax(double a, double b) { return a > b || b != b ? a : b; }
+static double dmin(double a, double b) { return a < b || b != b ? a : b; }
+static double dabs(double a) { return a < 0 ? -a : a; }
+static double dceil(double a)          /* 0 <= a < 2^63 */
+{
+    double c = (double)(int64_t)a;
+    return c < a ? c + 1 : c;
+}
 
 static const char *const palette[HP_CHART_MAX_SERIES] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -131,7 +142,7 @@ static uint32_t pick(const struct hp_series_set *set, int metric, uint32_t *orde
             const struct hp_series *r = &set->series[i];
             if (taken[i] || !r->n) continue;
             double peak = 0;
-            for (uint32_t j = 0; j < r->n; j++) peak = fmax(peak, fmax(fabs(r->points[j].m[metric].max), fabs(r->points[j].m[metric].min)));
+            for (uint32_t j = 0; j < r->n; j++) peak = dmax(peak, dmax(dabs(r->points[j].m[metric].max), dabs(r->points[j].m[metric].min)));
             if (peak > best_peak) { best = i; best_peak = peak; }
         }
         if (best < 0) break;
@@ -187,8 +198,8 @@ void hp_svg_cpu_chart(struct hp_buf *out, const struct hp_history_snap *h, uint6
     double peak = 1;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < set->series[order[i]].n; j++)
-            peak = fmax(peak, set->series[order[i]].points[j].m[HP_SM_CPU_PERCENT].mean);
-    f.v1 = fmin(100, ceil(peak / 10) * 10);
+            peak = dmax(peak, set->series[order[i]].points[j].m[HP_SM_CPU_PERCENT].mean);
+    f.v1 = dmin(100, dceil(peak / 10) * 10);
     chart_begin(out, "cpu-chart", "CPU% per thread", &f);
     for (uint32_t i = 0; i < n; i++) {
         const struct hp_series *r = &set->series[order[i]];
@@ -218,7 +229,7 @@ static void band(struct hp_buf *out, const struct frame *f, const struct hp_seri
 {
     for (uint32_t k = 0; k < set->ncols; k++) {
         double v = diff_at(r, k);
-        double part = negative ? fmin(v, 0) : fmax(v, 0);
+        double part = negative ? dmin(v, 0) : dmax(v, 0);
         hp_buf_puts(out, k ? "L" : "M");
         point(out, f, col_time(set, k, start_ns), base[k] + part, " ");
     }
@@ -229,7 +240,7 @@ static void band(struct hp_buf *out, const struct frame *f, const struct hp_seri
     hp_buf_puts(out, "Z ");
     for (uint32_t k = 0; k < set->ncols; k++) {
         double v = diff_at(r, k);
-        base[k] += negative ? fmin(v, 0) : fmax(v, 0);
+        base[k] += negative ? dmin(v, 0) : dmax(v, 0);
     }
 }
 
@@ -253,8 +264,8 @@ void hp_svg_diff_chart(struct hp_buf *out, const struct hp_history_snap *h, uint
             if (v > 0) pos += v;
             else neg += v;
         }
-        f.v1 = fmax(f.v1, pos);
-        f.v0 = fmin(f.v0, neg);
+        f.v1 = dmax(f.v1, pos);
+        f.v0 = dmin(f.v0, neg);
     }
     chart_begin(out, "diff-chart", "Diff per thread, stacked", &f);
     for (uint32_t i = 0; i < n; i++) {
@@ -279,7 +290,7 @@ void hp_svg_rss_chart(struct hp_buf *out, const struct hp_history_snap *h, uint6
     const struct hp_series_set *set = &h->set;
     struct frame f = { .unit = BYTES, .v1 = 1 };
     frame_times(&f, set, start_ns);
-    for (uint32_t k = 0; k < set->ncols; k++) f.v1 = fmax(f.v1, set->cols[k].rss.max);
+    for (uint32_t k = 0; k < set->ncols; k++) f.v1 = dmax(f.v1, set->cols[k].rss.max);
     chart_begin(out, "rss-chart", "RSS of the process", &f);
     hp_buf_puts(out, "<polyline class=\"rss\" stroke=\"#333\" fill=\"none\" points=\"");
     for (uint32_t k = 0; k < set->ncols; k++) point(out, &f, col_time(set, k, start_ns), set->cols[k].rss.mean, " ");
