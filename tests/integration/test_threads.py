@@ -69,6 +69,20 @@ def test_exited_thread_keeps_its_row():
     assert t["dealloc_bytes"] == 0 and row(r.report, "main")["dealloc_bytes"] >= 12345
 
 
+def test_cancelled_thread_keeps_its_final_figures():
+    """A thread cancelled while it burns CPU ends through glibc's forced unwinding, not by
+    returning: the trampoline's cleanup still folds its final CPU time, not the last sample's."""
+    r = run([target("cpu_burn"), "cancelled"], env={"HOTPATH_THREADS_INTERVAL_MS": "2000"})
+    assert r.returncode == 0, r.stderr
+    measured, was_cancelled = parse_truth(r.stdout)["cancelled"]
+    assert was_cancelled == 1
+    t = row(r.report, "cancelled")
+    assert t["status"] == "Exited"
+    assert measured > 0.2e9, measured
+    assert abs(t["cpu_total_ns"] - measured) <= 0.05 * measured, (t["cpu_total_ns"], measured)
+    within_rounding(t["alloc_bytes"], 12345, 1, "cancelled alloc")
+
+
 def test_thread_names():
     r = run([target("names")])
     assert r.returncode == 0, r.stderr

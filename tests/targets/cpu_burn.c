@@ -1,6 +1,8 @@
 /* cpu_burn.c — a thread "burner" spins for about a second of CPU and prints the CPU time it
  * measured itself (getrusage RUSAGE_THREAD, ns); with "exit-early", a thread "early" allocates,
- * burns 0.2 s and ends two seconds before the program does. */
+ * burns 0.2 s and ends two seconds before the program does; with "cancelled", a thread
+ * "cancelled" allocates and burns until main cancels it, half a second in (its own cleanup
+ * handler measures its CPU time as it ends). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include <unistd.h>
 
 static volatile unsigned long sink;
-static unsigned long long burner_ns, early_ns;
+static unsigned long long burner_ns, early_ns, cancelled_ns;
 
 static unsigned long long thread_cpu_ns(void)
 {
@@ -49,6 +51,26 @@ static void *early(void *arg)
     return p;
 }
 
+static void note_cancelled(void *arg)
+{
+    (void)arg;
+    cancelled_ns = thread_cpu_ns();
+}
+
+static void *cancelled(void *arg)
+{
+    (void)arg;
+    void *p = malloc(12345);
+    memset(p, 1, 12345);
+    pthread_cleanup_push(note_cancelled, NULL);
+    for (;;) {
+        for (int i = 0; i < 100000; i++) sink += (unsigned long)i;
+        pthread_testcancel();
+    }
+    pthread_cleanup_pop(0);
+    return p;
+}
+
 int main(int argc, char **argv)
 {
     pthread_t t;
@@ -60,6 +82,16 @@ int main(int argc, char **argv)
         sleep(2);
         printf("early %llu\n", early_ns);
         free(p);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "cancelled") == 0) {
+        void *ret;
+        pthread_create(&t, NULL, cancelled, NULL);
+        pthread_setname_np(t, "cancelled");
+        usleep(500000);
+        pthread_cancel(t);
+        pthread_join(t, &ret);
+        printf("cancelled %llu %d\n", cancelled_ns, ret == PTHREAD_CANCELED);
         return 0;
     }
     pthread_create(&t, NULL, burner, NULL);
