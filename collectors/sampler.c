@@ -47,7 +47,8 @@ static _Atomic uint32_t wake_word, done_word;
 static _Atomic int launched;
 static _Atomic int sampler_tid;
 static _Atomic int report_requested, report_started;
-static void (*report_callback)(void), (*checkpoint_callback)(void);
+static void (*report_callback)(void), (*checkpoint_callback)(void), (*settled_callback)(void);
+static int settled;        /* the first regular pass has run settled_callback */
 static _Atomic uint64_t last_rss, last_peak_rss;
 
 static int cmp_int(const void *a, const void *b)
@@ -282,7 +283,9 @@ static void *sampler_main(void *arg)
     atomic_store(&sampler_tid, hp_platform_gettid());
     uint64_t last_checkpoint = hp_now_ns();
     for (;;) {
-        struct timespec interval = { hp_config.interval_ms / 1000, (long)(hp_config.interval_ms % 1000) * 1000000 };
+        unsigned ms = hp_config.interval_ms;
+        if (!settled && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
+        struct timespec interval = { ms / 1000, (long)(ms % 1000) * 1000000 };
         hp_platform_wait(&wake_word, 0, &interval);
         atomic_store(&wake_word, 0);
         if (atomic_exchange(&report_requested, 0)) {
@@ -291,6 +294,10 @@ static void *sampler_main(void *arg)
             atomic_store(&done_word, 1);
             hp_platform_wake(&done_word);
             continue;
+        }
+        if (!settled) {
+            settled = 1;
+            if (settled_callback) settled_callback();
         }
         hp_sample(0);
         if (main_ended() && !program_alive()) {
@@ -318,10 +325,11 @@ static int launch(void)
     return 0;
 }
 
-int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void))
+int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*settled_fn)(void))
 {
     report_callback = report_fn;
     checkpoint_callback = checkpoint_fn;
+    settled_callback = settled_fn;
     hp_platform_thread_comm(process_comm);
     return launch();
 }
@@ -336,6 +344,7 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&launched, 0);
     atomic_store(&wake_word, 0);
     atomic_store(&done_word, 0);
+    settled = 0;
     npending = 0;
     hp_history_reset_in_child();
     launch();

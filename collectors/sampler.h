@@ -12,8 +12,11 @@ struct hp_process_figures {
 };
 
 /* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the
- * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds. */
-int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void));
+ * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds, and settled_fn (may be NULL) once, at
+ * its first pass (at most HP_SETTLE_MS after the start, or after a fork): work that a process which
+ * ends sooner (a compiler's pass, a shell's command) need not pay for. */
+#define HP_SETTLE_MS 250
+int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*settled_fn)(void));
 /* In a fork child: the sampler did not survive; start a new one. */
 void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */

@@ -218,9 +218,11 @@ static void start(int argc, char **argv)
     uint64_t now = hp_self_cpu_ns();
     hp_registry_cpu_before(self, now);
     hp_sampler_note_start_cpu(now - start_cpu);
-    if (hp_sampler_start(final_report, hp_report_checkpoint) != 0)
-        warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     hp_server_start();
+    if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch) != 0) {
+        warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
+        hp_server_launch();
+    }
     self->guard--;
 }
 

@@ -61,8 +61,8 @@ HP_EXPORT pid_t fork(void)
         hp_unwind_fork_child();
         hp_cpu_fork_child(self);
         hp_alloc_sites_fork_child();
+        hp_server_restart_in_child();   /* its listener, which the new sampler's first pass serves */
         hp_sampler_restart_in_child();
-        hp_server_restart_in_child();
         self->guard--;
     } else {
         hp_registry_unlock();

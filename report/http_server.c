@@ -73,6 +73,7 @@ static _Atomic int given_up;                /* the program ran out of descriptor
 static _Atomic int holds_none;             /* the server thread has closed all it held */
 static _Atomic int registered_pid;     /* set by the server thread, read by the final report */
 static uint64_t start_unix_ms;
+static _Atomic int wanted;              /* started, and the thread not launched yet */
 
 int hp_server_tid(void)
 {
@@ -176,6 +177,7 @@ void hp_server_yield_port(unsigned p)
     unsigned turn = atomic_load(&server_turns);
     syscall(SYS_shutdown, fd, SHUT_RDWR);    /* wakes the server's poll */
     sys_close(fd);
+    if (!atomic_load(&server_tid)) return;    /* no poll holds it: the port is free now */
     /* the port is free only once the server's poll has let go of the socket too: wait for its
      * next turn (about a millisecond; at most 100) */
     struct timespec ms = { 0, 1000000 };
@@ -548,20 +550,22 @@ static int launch(void)
     return hp_platform_start_thread(server_main);
 }
 
+/* Everything that takes a descriptor for a moment happens here, before the program runs on (the
+ * constructor, or fork before it returns), so no number the program expects is taken; and the
+ * registry file is written before a server's worker drops its privileges. The thread waits for
+ * hp_server_launch. */
 static void start(int clean_stale)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     start_unix_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
     for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
-    /* Everything that takes a descriptor for a moment happens here, before the program runs on
-     * (the constructor, or fork before it returns), so no number the program expects is taken. */
     if (open_listener() != 0) lost_at = hp_now_ns();
     if (hp_procfile_init() == 0) {
         if (clean_stale) hp_procfile_clean_stale();
         if (listen_fd >= 0) register_process();
     }
-    if (launch() != 0) warn_line("hotpath: could not start the metrics server thread");
+    atomic_store(&wanted, 1);
 }
 
 void hp_server_start(void)
@@ -570,6 +574,12 @@ void hp_server_start(void)
     if (hp_config.auth_auto) { make_token(); token_auto = 1; }
     else snprintf(token, sizeof token, "%s", hp_config.auth_token);
     start(1);
+}
+
+void hp_server_launch(void)
+{
+    if (!atomic_exchange(&wanted, 0) || atomic_load(&given_up)) return;
+    if (launch() != 0) warn_line("hotpath: could not start the metrics server thread");
 }
 
 void hp_server_unregister(void)

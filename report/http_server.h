@@ -5,10 +5,15 @@
 #ifndef HP_HTTP_SERVER_H
 #define HP_HTTP_SERVER_H
 
-/* From the constructor, after the sampler: bind, register, start the thread (unless
+/* From the constructor: bind the listener and register the process (unless
  * HOTPATH_METRICS_SERVER_OFF or a bad token). */
 void hp_server_start(void);
-/* In a fork child: the parent's sockets are closed and a server of the child's own starts. */
+/* From the sampler's first pass (hp_sampler_start's settled_fn), so that a process that ends
+ * sooner never pays for it: start the thread, which answers the connections the listener has
+ * queued meanwhile. Once per start. */
+void hp_server_launch(void);
+/* In a fork child: the parent's sockets are closed and the child binds and registers a listener
+ * of its own; its sampler launches the thread. */
 void hp_server_restart_in_child(void);
 /* The image ends (its final report, which exec writes too): it leaves the registry of live
  * processes (the next image, if profiled, registers itself). Async-signal-safe. */

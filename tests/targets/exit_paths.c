@@ -8,7 +8,8 @@
  * and exit while three threads allocate and open files without pause: some fork lands while a
  * thread is inside libunwind, taking a sampled allocation's stack), `fork_exit` (50 fork children
  * that _exit at once; prints their mean minor page faults: what each fork child costs), `wait`
- * (waits to be killed from outside).
+ * (waits to be killed from outside), `tasks` (prints how many threads the process has at main
+ * and 0.6 s later).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,10 +154,25 @@ static void on_term(int sig)
     _exit(7);
 }
 
+static int tasks(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     int errno_at_main = errno;
     const char *mode = argc > 1 ? argv[1] : "return";
+    if (!strcmp(mode, "tasks")) {
+        int at_main = tasks();
+        usleep(600000);
+        printf("tasks %d %d\n", at_main, tasks());
+        return 0;
+    }
     if (!strcmp(mode, "errno")) {
         printf("errno at main %d\n", errno_at_main);
         return 0;
