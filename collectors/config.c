@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory.h"
+
 const char *const hp_section_keys[HP_SEC_COUNT] = {
     "threads", "mutexes", "rw_locks", "io", "functions_cpu", "functions_alloc",
 };
@@ -93,11 +95,18 @@ static void parse_number(hp_getenv_fn get, hp_warn_fn warn, const char *var, uns
 }
 
 /* An output file's path (HP_OUTPUT_PATH_MAX bytes at out), "" = none. */
-static void parse_path(hp_getenv_fn get, hp_warn_fn warn, const char *var, char *out)
+/* A setting's own copy; "" when the heap has none to give. */
+static const char *keep(const char *s)
+{
+    const char *copy = hp_strdup(s);
+    return copy ? copy : "";
+}
+
+static void parse_path(hp_getenv_fn get, hp_warn_fn warn, const char *var, const char **out)
 {
     const char *s = get(var);
     if (!s || !*s) return;
-    if (strlen(s) < HP_OUTPUT_PATH_MAX) strcpy(out, s);
+    if (strlen(s) < HP_OUTPUT_PATH_MAX) *out = keep(s);
     else warn_bad(warn, var, s, "a path shorter than 4096 bytes", "none");
 }
 
@@ -157,6 +166,8 @@ static int parse_sections(const char *s, uint32_t *out)
 void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
 {
     memset(c, 0, sizeof *c);
+    c->output_path = c->auth_token = c->cpu_folded = c->cpu_flamegraph = "";
+    c->alloc_folded = c->alloc_flamegraph = c->html_path = "";
     c->interval_ms = 250;
     c->format = HP_FORMAT_TABLE;
     c->sections = (1u << HP_SEC_COUNT) - 1;
@@ -186,7 +197,7 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
 
     s = get("HOTPATH_OUTPUT_PATH");
     if (s && *s) {
-        if (strlen(s) < sizeof c->output_path) strcpy(c->output_path, s);
+        if (strlen(s) < HP_OUTPUT_PATH_MAX) c->output_path = keep(s);
         else warn_bad(warn, "HOTPATH_OUTPUT_PATH", s, "a path shorter than 4096 bytes", "stderr");
     }
 
@@ -236,18 +247,18 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
     }
     s = get("HOTPATH_METRICS_AUTH_TOKEN");
     if (s && *s) {
-        int bad = strlen(s) >= sizeof c->auth_token;
+        int bad = strlen(s) >= HP_TOKEN_MAX;
         for (const char *p = s; *p && !bad; p++)
             bad = (unsigned char)*p <= 0x20 || *p == 0x7F;
         if (bad) {
             c->auth_bad = 1;
-            warn(strlen(s) >= sizeof c->auth_token
+            warn(strlen(s) >= HP_TOKEN_MAX
                  ? "hotpath: HOTPATH_METRICS_AUTH_TOKEN is longer than 255 bytes; the metrics server is off"
                  : "hotpath: HOTPATH_METRICS_AUTH_TOKEN contains whitespace or control characters; the metrics server is off");
         } else if (strcmp(s, "auto") == 0) {
             c->auth_auto = 1;
         } else {
-            strcpy(c->auth_token, s);
+            c->auth_token = keep(s);
         }
     }
     parse_number(get, warn, "HOTPATH_TUI_REFRESH_INTERVAL_MS", 50, 3600000,
@@ -266,15 +277,15 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
     s = get("HOTPATH_ALLOC_CUMULATIVE");
     if (s && parse_bool(s, &c->alloc_cumulative) != 0)
         warn_bad(warn, "HOTPATH_ALLOC_CUMULATIVE", s, "true or false", "false");
-    parse_path(get, warn, "HOTPATH_CPU_FOLDED", c->cpu_folded);
-    parse_path(get, warn, "HOTPATH_CPU_FLAMEGRAPH", c->cpu_flamegraph);
-    parse_path(get, warn, "HOTPATH_ALLOC_FOLDED", c->alloc_folded);
-    parse_path(get, warn, "HOTPATH_ALLOC_FLAMEGRAPH", c->alloc_flamegraph);
+    parse_path(get, warn, "HOTPATH_CPU_FOLDED", &c->cpu_folded);
+    parse_path(get, warn, "HOTPATH_CPU_FLAMEGRAPH", &c->cpu_flamegraph);
+    parse_path(get, warn, "HOTPATH_ALLOC_FOLDED", &c->alloc_folded);
+    parse_path(get, warn, "HOTPATH_ALLOC_FLAMEGRAPH", &c->alloc_flamegraph);
 
     c->history_mb = 16;
     parse_number(get, warn, "HOTPATH_HISTORY_MB", 0, 65536,
                  "a whole number of MiB from 0 (no time series) to 65536", &c->history_mb);
-    parse_path(get, warn, "HOTPATH_HTML_PATH", c->html_path);
+    parse_path(get, warn, "HOTPATH_HTML_PATH", &c->html_path);
 
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)

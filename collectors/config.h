@@ -18,11 +18,13 @@ extern const char *const hp_section_keys[HP_SEC_COUNT];
 #define HP_TOKEN_MAX 256
 #define HP_LOCKS_DEFAULT_RATE 0.05       /* every 20th uncontended hold timed (see README.md) */
 
+/* The strings are "" or a copy from the profiler's heap (never the environment's, which a
+ * program may rewrite): the struct stays a few hundred bytes, which a start touches whole. */
 struct hp_config {
     unsigned interval_ms;               /* HOTPATH_THREADS_INTERVAL_MS, default 250 */
     unsigned limits[HP_SEC_COUNT];      /* text rows per section, 0 = all */
     enum hp_format format;              /* HOTPATH_OUTPUT_FORMAT */
-    char output_path[HP_OUTPUT_PATH_MAX]; /* HOTPATH_OUTPUT_PATH, "" = stderr */
+    const char *output_path;            /* HOTPATH_OUTPUT_PATH, "" = stderr */
     uint32_t sections;                  /* HOTPATH_REPORT, bit per hp_section_id */
     /* Locks view: HOTPATH_{MUTEXES,RW_LOCKS}_TIME_SAMPLING_RATE r (default HOTPATH_TIME_SAMPLING_RATE,
      * else HP_LOCKS_DEFAULT_RATE) as a period: every round(1/r)-th hold per thread is timed, 0 = none. */
@@ -39,7 +41,7 @@ struct hp_config {
     int server_off;                     /* HOTPATH_METRICS_SERVER_OFF */
     unsigned metrics_port;              /* HOTPATH_METRICS_PORT, default 6770 */
     int metrics_port_set;               /* the port was set explicitly: say so when it is busy */
-    char auth_token[HP_TOKEN_MAX];      /* HOTPATH_METRICS_AUTH_TOKEN, "" = none */
+    const char *auth_token;             /* HOTPATH_METRICS_AUTH_TOKEN, "" = none */
     int auth_auto;                      /* the token was `auto`: made at start, in the registry file */
     int auth_bad;                       /* the token has whitespace or control characters: no server */
     unsigned tui_refresh_ms;            /* HOTPATH_TUI_REFRESH_INTERVAL_MS, default 500 */
@@ -48,13 +50,13 @@ struct hp_config {
     unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */
     unsigned alloc_sample_bytes;        /* HOTPATH_ALLOC_SAMPLE_BYTES: mean bytes between alloc samples, 0 = off */
     int alloc_cumulative;               /* HOTPATH_ALLOC_CUMULATIVE: a call site's bytes count for every caller */
-    char cpu_folded[HP_OUTPUT_PATH_MAX];/* HOTPATH_CPU_FOLDED: folded stacks file, "" = none */
-    char cpu_flamegraph[HP_OUTPUT_PATH_MAX]; /* HOTPATH_CPU_FLAMEGRAPH: SVG flame graph file, "" = none */
-    char alloc_folded[HP_OUTPUT_PATH_MAX];   /* HOTPATH_ALLOC_FOLDED: folded allocation stacks, "" = none */
-    char alloc_flamegraph[HP_OUTPUT_PATH_MAX]; /* HOTPATH_ALLOC_FLAMEGRAPH: their SVG, "" = none */
+    const char *cpu_folded;             /* HOTPATH_CPU_FOLDED: folded stacks file, "" = none */
+    const char *cpu_flamegraph;         /* HOTPATH_CPU_FLAMEGRAPH: SVG flame graph file, "" = none */
+    const char *alloc_folded;           /* HOTPATH_ALLOC_FOLDED: folded allocation stacks, "" = none */
+    const char *alloc_flamegraph;       /* HOTPATH_ALLOC_FLAMEGRAPH: their SVG, "" = none */
     /* Time series and the HTML report (README "Time series"). */
     unsigned history_mb;                /* HOTPATH_HISTORY_MB: memory for the series, 0 = none */
-    char html_path[HP_OUTPUT_PATH_MAX]; /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
+    const char *html_path;              /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
 };
 
 typedef const char *(*hp_getenv_fn)(const char *name);

@@ -628,22 +628,22 @@ START_TEST(call_stack_settings)
     /* the output files of the profile: a path, or one warning and none when too long */
     static char too_long[HP_OUTPUT_PATH_MAX + 1];
     memset(too_long, 'c', sizeof too_long - 1);
-    const struct { const char *var; const char *value; const char *field; } paths[] = {
-        { "HOTPATH_CPU_FOLDED", "/tmp/cpu-%p.folded", cfg.cpu_folded },
-        { "HOTPATH_CPU_FLAMEGRAPH", "/tmp/cpu-%p.svg", cfg.cpu_flamegraph },
+    const struct { const char *var; const char *value; const char *const *field; } paths[] = {
+        { "HOTPATH_CPU_FOLDED", "/tmp/cpu-%p.folded", &cfg.cpu_folded },
+        { "HOTPATH_CPU_FLAMEGRAPH", "/tmp/cpu-%p.svg", &cfg.cpu_flamegraph },
     };
     for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {
         reset();
         set(paths[i].var, paths[i].value);
         parse();
         assert_no_warnings();
-        ck_assert_str_eq(paths[i].field, paths[i].value);
+        ck_assert_str_eq(*paths[i].field, paths[i].value);
         reset();
         set(paths[i].var, too_long);
         parse();
         ck_assert_uint_eq(nwarn, 1);
         ck_assert(strstr(warnings[0], paths[i].var) != NULL);
-        ck_assert_str_eq(paths[i].field, "");
+        ck_assert_str_eq(*paths[i].field, "");
     }
 }
 END_TEST
