@@ -10,8 +10,8 @@ BUILD   := build
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -pthread
-LIB_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec
-LIB_LDFLAGS := -shared -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -lunwind -pthread
+LIB_CFLAGS := $(CFLAGS) -fdata-sections -fPIC -fvisibility=hidden -ftls-model=initial-exec
+LIB_LDFLAGS := -shared -Wl,--sort-section=alignment -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -lunwind -pthread
 # libiberty (static, its symbols kept private): the allocation-free C++ demangler.
 LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 
