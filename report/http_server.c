@@ -41,6 +41,7 @@
 #define MAX_CLIENTS 8
 #define CLIENT_TIMEOUT_NS 5000000000ull     /* to send a request, and between bytes read */
 #define RELISTEN_DELAY_NS 1000000000ull     /* after the program closed the listener */
+#define CLAIM_EVERY_NS 1000000000ull        /* tries at the configured port, when on another */
 #define BACKLOG 16
 #define DRAIN_NS 1000000000ull              /* a lingering close: at most this long */
 
@@ -62,6 +63,9 @@ static ino_t listen_ino;
 static unsigned port;
 static int port_explicit_warned;
 static uint64_t lost_at;                   /* when the listener was found gone, 0 if not */
+static uint64_t claimed_at;                /* the last try at the configured port */
+static int claim_from;                     /* a fork child whose parent served the configured port: its pid */
+static int claims_left;
 /* The request heads apart from the clients: start and fork touch every client, and they fit in
  * one page that way (the heads are 64 KB that only a connection makes resident). */
 static struct client clients[MAX_CLIENTS];
@@ -464,6 +468,36 @@ static void check_listener(uint64_t now)
     }
 }
 
+/* A daemon: a fork child whose parent served the configured port at the fork (or was such a
+ * child itself), and has exited since. The child moves there, so the daemon is found on 6770 a second after its parent's exit.
+ * Only then: a process that clients already reach on its port (through the registry, the
+ * console, Prometheus targets) keeps it. Ten tries, a second apart; connections still queued on
+ * the old listener are refused, those accepted are answered. */
+static void claim_port(uint64_t now)
+{
+    unsigned want = hp_config.metrics_port;
+    if (!claim_from || listen_fd < 0 || now - claimed_at < CLAIM_EVERY_NS) return;
+    if (getppid() == claim_from) return;                 /* the parent still runs */
+    claimed_at = now;
+    if (port == want || --claims_left <= 0) claim_from = 0;
+    if (port == want) return;
+    int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    int one = 1;
+    syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind_port(fd, want) != 0 || syscall(SYS_listen, fd, BACKLOG) != 0) {
+        sys_close(fd);
+        return;
+    }
+    if ((fd = move_high(fd)) < 0) return;
+    if (still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
+    listen_fd = fd;
+    listen_ino = inode_of(fd);
+    __atomic_store_n(&port, want, __ATOMIC_RELAXED);
+    claim_from = 0;
+    if (atomic_load(&registered_pid)) register_process();
+}
+
 /* The program ran out of descriptors (hp_server_give_up): close everything, serve no more. */
 static void let_go(void)
 {
@@ -489,6 +523,7 @@ static void *server_main(void *arg)
         }
         uint64_t now = hp_now_ns();
         check_listener(now);
+        claim_port(now);
         int n = 0, free_slot = 0;
         uint64_t next = now + 250000000ull;
         for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -613,6 +648,8 @@ int hp_server_give_up(void)
 void hp_server_restart_in_child(void)
 {
     if (hp_config.server_off || hp_config.auth_bad || atomic_load(&given_up)) return;
+    /* a daemon's child (or its child in turn: daemons fork twice) may take the parent's port */
+    int parent_served = (listen_fd >= 0 && port == hp_config.metrics_port) || claim_from;
     /* the parent's sockets: our copies only */
     sys_close(listen_fd);
     listen_fd = -1;
@@ -623,6 +660,9 @@ void hp_server_restart_in_child(void)
     }
     atomic_store(&server_tid, 0);
     atomic_store(&registered_pid, 0);
+    claim_from = parent_served ? getppid() : 0;
+    claims_left = 10;
+    claimed_at = 0;
     port = 0;
     port_explicit_warned = 1;       /* the parent said it, if it had to */
     start(0);                       /* stale entries: the parent cleaned them at its start */

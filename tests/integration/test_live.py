@@ -213,6 +213,50 @@ def test_every_way_of_ending_leaves_the_registry():
         shutil.rmtree(runtime, ignore_errors=True)
 
 
+def test_a_daemon_moves_to_the_configured_port_once_its_parent_has_exited():
+    """A daemon's child found the port busy at its fork (its parent held it) and stayed on an
+    ephemeral one after the parent exited: `curl 127.0.0.1:6770` found nothing."""
+    port = free_port()
+    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    try:
+        env = clean_env({"XDG_RUNTIME_DIR": runtime, "HOTPATH_OUTPUT_FORMAT": "none",
+                         "HOTPATH_METRICS_PORT": str(port)})
+        parent = subprocess.Popen([target("exit_paths"), "daemonize"], env=env, stdout=subprocess.DEVNULL)
+        assert parent.wait(30) == 0
+        entries = os.path.join(runtime, "hotpath")
+
+        def daemon_on_port():
+            for name in os.listdir(entries) if os.path.isdir(entries) else []:
+                try:
+                    e = json.load(open(os.path.join(entries, name)))
+                except (OSError, ValueError):
+                    continue
+                if e["pid"] != parent.pid and e["port"] == port:
+                    return e
+            return None
+
+        entry = wait_for(daemon_on_port, timeout=2.5)     # the daemon lives 3 s
+        assert entry, os.listdir(entries)
+        status, st = get_json(f"http://127.0.0.1:{port}/profiler_status")
+        assert status == 200 and st["pid"] == entry["pid"] and st["port"] == port, st
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_process_keeps_the_port_its_clients_found_when_the_configured_one_frees():
+    """Only a daemon moves to the configured port: another process on an ephemeral port (a second
+    program) keeps it, or the console and Prometheus targets that found it lose it."""
+    port = free_port()
+    with Live(env={"HOTPATH_METRICS_PORT": str(port)}) as a:
+        with Live(env={"HOTPATH_METRICS_PORT": str(port)}, runtime=a.runtime) as b:
+            assert a.port == port and b.port != port, (a.port, b.port)
+            a.stop()
+            time.sleep(2.5)
+            assert json.load(open(os.path.join(b.registry, f"{b.pid}.json")))["port"] == b.port
+            status, st = get_json(b.url("/profiler_status"))
+            assert status == 200 and st["pid"] == b.pid
+
+
 def test_fork_child_serves_itself():
     with Live(("live", "30000", "fork")) as p:
         # two "ready" lines, the parent's and the child's, in either order: one was read already
