@@ -48,7 +48,7 @@ static _Atomic int launched;
 static _Atomic int sampler_tid;
 static _Atomic int report_requested, report_started;
 static void (*report_callback)(void), (*checkpoint_callback)(void), (*settled_callback)(void);
-static int settled;        /* the first regular pass has run settled_callback */
+static _Atomic int settled;   /* the first regular pass has run settled_callback */
 static _Atomic uint64_t last_rss, last_peak_rss;
 
 static int cmp_int(const void *a, const void *b)
@@ -284,7 +284,7 @@ static void *sampler_main(void *arg)
     uint64_t last_checkpoint = hp_now_ns();
     for (;;) {
         unsigned ms = hp_config.interval_ms;
-        if (!settled && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
+        if (!atomic_load(&settled) && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
         struct timespec interval = { ms / 1000, (long)(ms % 1000) * 1000000 };
         hp_platform_wait(&wake_word, 0, &interval);
         atomic_store(&wake_word, 0);
@@ -295,8 +295,8 @@ static void *sampler_main(void *arg)
             hp_platform_wake(&done_word);
             continue;
         }
-        if (!settled) {
-            settled = 1;
+        if (!atomic_load(&settled)) {
+            atomic_store(&settled, 1);
             if (settled_callback) settled_callback();
         }
         hp_sample(0);
@@ -344,10 +344,15 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&launched, 0);
     atomic_store(&wake_word, 0);
     atomic_store(&done_word, 0);
-    settled = 0;
+    atomic_store(&settled, 0);
     npending = 0;
     hp_history_reset_in_child();
     launch();
+}
+
+int hp_sampler_settled(void)
+{
+    return atomic_load(&settled);
 }
 
 int hp_sampler_write_report(int start_ms, int finish_ms)

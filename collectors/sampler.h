@@ -17,6 +17,8 @@ struct hp_process_figures {
  * ends sooner (a compiler's pass, a shell's command) need not pay for. */
 #define HP_SETTLE_MS 250
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*settled_fn)(void));
+/* Whether that first pass has run (in a fork child: the child's sampler's). */
+int hp_sampler_settled(void);
 /* In a fork child: the sampler did not survive; start a new one. */
 void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */

@@ -145,6 +145,16 @@ static int do_exec(const struct exec_call *c)
         return call_real(c, ce.env);
     }
     if (!profiled_here()) return call_real(c, c->envp);
+    if (hp_spawning_child()) {       /* no report: the program it execs takes this image's number */
+        WITH_CHILD_ENV(c->envp, (long)hp_report_image(), ce);
+        hp_server_unregister();
+        int r = call_real(c, ce.env);
+        int saved = errno;
+        child_env_done(&ce);
+        hp_server_exec_failed();
+        errno = saved;
+        return r;
+    }
     WITH_CHILD_ENV(c->envp, (long)hp_report_image() + 1, ce);
     hp_report_as_profiler();     /* leaves the registry too */
     int r = call_real(c, ce.env);

@@ -110,6 +110,10 @@ void hp_alloc_init(void);
 /* Write the final report from a program thread, with the guard set. */
 void hp_report_as_profiler(void);
 
+/* A fork child that has not yet lived to its sampler's first pass: what it does before an exec is
+ * the spawning of a program (a shell's command), as in a vfork child, not a program of its own. */
+int hp_spawning_child(void);
+
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
 

@@ -36,6 +36,22 @@ def test_exec_writes_one_report_per_image():
     assert row(second, "main")["alloc_bytes"] >= 200000
 
 
+def test_a_fork_child_that_execs_at_once_is_spawning_not_a_program():
+    """A shell runs each command by fork and exec: the child's few milliseconds before the exec
+    made a report of their own, two reports per command (a vfork child, which dash uses, made
+    none). The program it execs is image 0 of its pid, as after vfork or posix_spawn. A child
+    that lived to its sampler's first pass (250 ms) is a program of its own and keeps its report."""
+    for wait_ms, images in ((None, ["after"]), ("400", ["fork-exec", "after"])):
+        p, found = reports_by_name({}, ["fork-exec"] + ([wait_ms] if wait_ms else []))
+        assert p.returncode == 0 and p.stdout.endswith(b"status 0\n"), (p.returncode, p.stdout, p.stderr)
+        child = p.stdout.split(b"child ")[1].split()[0].decode()
+        mine = {int(n.split("-")[1].split(".")[0]): r for n, r in found.items() if n.startswith(child + "-")}
+        assert sorted(mine) == list(range(len(images))), (wait_ms, sorted(found))
+        for image, argv1 in enumerate(images):
+            assert mine[image]["image"] == image and mine[image]["argv"][1] == argv1, (wait_ms, mine[image]["argv"])
+        assert row(mine[len(images) - 1], "main")["alloc_bytes"] >= 200000
+
+
 def test_failed_exec_goes_on_profiling():
     p, found = reports_by_name({}, ["exec-fail"])
     assert p.returncode == 0 and b"exec failed -1" in p.stdout

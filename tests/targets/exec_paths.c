@@ -1,6 +1,9 @@
 /* exec_paths.c — exec and spawn as programs use them. Modes:
  *   exec        allocate 100000 bytes, then execv itself as `after` (allocates 200000)
  *   exec-fail   execv a path that does not exist, then allocate 300000 and exit 0
+ *   fork-exec   fork; the child allocates 1000 and execs itself as `after` at once (as a shell
+ *               runs a command); with a number of milliseconds after it, the child first waits
+ *               that long
  *   env         execve with an explicit environment that has no LD_PRELOAD, running `probe`
  *   spawn       posix_spawn `probe` with an explicit environment that has no LD_PRELOAD
  *   vfork-env   vfork, then execve `probe` with the program's environment (as dash runs commands)
@@ -88,6 +91,19 @@ int main(int argc, char **argv)
         marker(100000);
         execv(self, (char *[]){ argv[0], "after", NULL });
         return 99;
+    }
+    if (!strcmp(mode, "fork-exec")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            marker(1000);
+            if (argc > 2) usleep((useconds_t)atoi(argv[2]) * 1000);
+            execv(self, (char *[]){ argv[0], "after", NULL });
+            _exit(99);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        printf("child %d status %d\n", (int)pid, status);
+        return 0;
     }
     if (!strcmp(mode, "after")) {
         marker(200000);
