@@ -99,6 +99,7 @@ int hp_resolve(void)
     LOOKUP(sigaction, "sigaction");
     LOOKUP(signal, "signal");
     hp_resolve_exec();
+    hp_resolve_creds();
     hp_resolve_locks();
     hp_resolve_mmap();
     hp_resolve_io();

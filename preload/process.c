@@ -14,6 +14,7 @@
 #include "../collectors/sampler.h"
 #include "../collectors/unwind.h"
 #include "../report/http_server.h"
+#include "../report/out_file.h"
 #include "../report/report.h"
 #include "real.h"
 
@@ -69,6 +70,7 @@ HP_EXPORT pid_t fork(void)
         hp_unwind_fork_child();
         hp_cpu_fork_child(self);
         hp_alloc_sites_fork_child();
+        hp_out_files_forget();
         hp_server_restart_in_child();   /* its listener, which the new sampler's first pass serves */
         hp_sampler_restart_in_child();
         self->guard--;

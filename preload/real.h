@@ -84,6 +84,7 @@ extern int hp_pid;
 /* Look up every real function; 0 while a lookup is already under way on this thread. */
 int hp_resolve(void);
 void hp_resolve_exec(void);
+void hp_resolve_creds(void);
 void hp_resolve_io(void);   /* preload/io.c */
 void hp_resolve_locks(void);   /* preload/locks.c */
 void hp_resolve_mmap(void);

@@ -6,9 +6,95 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "../collectors/config.h"
+#include "../collectors/memory.h"
 #include "../collectors/platform.h"
+#include "../collectors/spinlock.h"
 #include "buf.h"
+
+#define HELD_MAX 6          /* one per output setting */
+
+/* Files opened before a change of credentials, each with the file it was, so that a number the
+ * program closed and reused is never written to. */
+static struct held {
+    char *path;
+    int fd;
+    dev_t dev;
+    ino_t ino;
+} held[HELD_MAX];
+static int nheld;
+static hp_spinlock held_lock = HP_SPINLOCK_INIT;
+
+static int take_held(const char *path)
+{
+    int fd = -1;
+    hp_spin_lock(&held_lock);
+    for (int i = 0; i < nheld; i++) {
+        if (strcmp(held[i].path, path) != 0) continue;
+        struct stat st;
+        if (fstat(held[i].fd, &st) == 0 && st.st_dev == held[i].dev && st.st_ino == held[i].ino)
+            fd = held[i].fd;            /* else the program closed it: the number is not ours */
+        hp_free(held[i].path);
+        held[i] = held[--nheld];
+        break;
+    }
+    hp_spin_unlock(&held_lock);
+    return fd;
+}
+
+int hp_out_file_open(const char *path)
+{
+    int fd = take_held(path);
+    if (fd >= 0 && ftruncate(fd, 0) == 0) return fd;
+    if (fd >= 0) hp_platform_close(fd);
+    return hp_platform_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+}
+
+static void hold(const char *pattern, int pid, unsigned image)
+{
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    if (!pattern[0] || hp_expand_path(pattern, pid, image, path, sizeof path) != 0) return;
+    hp_spin_lock(&held_lock);
+    int known = 0;
+    for (int i = 0; i < nheld && !known; i++) known = strcmp(held[i].path, path) == 0;
+    if (!known && nheld < HELD_MAX) {
+        struct stat st;
+        int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
+        int high = fd >= 0 ? hp_platform_dup_high(fd) : -1;
+        if (high >= 0) {
+            hp_platform_close(fd);
+            fd = high;
+        }
+        char *copy = fd >= 0 && fstat(fd, &st) == 0 ? hp_strdup(path) : NULL;
+        if (copy) held[nheld++] = (struct held){ copy, fd, st.st_dev, st.st_ino };
+        else if (fd >= 0) hp_platform_close(fd);
+    }
+    hp_spin_unlock(&held_lock);
+}
+
+void hp_out_files_hold(int pid, unsigned image)
+{
+    if (hp_config.format != HP_FORMAT_NONE) hold(hp_config.output_path, pid, image);
+    hold(hp_config.html_path, pid, image);
+    hold(hp_config.cpu_folded, pid, image);
+    hold(hp_config.cpu_flamegraph, pid, image);
+    hold(hp_config.alloc_folded, pid, image);
+    hold(hp_config.alloc_flamegraph, pid, image);
+}
+
+void hp_out_files_forget(void)
+{
+    hp_spin_lock(&held_lock);
+    for (int i = 0; i < nheld; i++) {
+        hp_platform_close(held[i].fd);
+        hp_free(held[i].path);
+    }
+    nheld = 0;
+    hp_spin_unlock(&held_lock);
+}
 
 int hp_out_file_write(const char *pattern, const char *variable, const char *what, int pid,
                       unsigned image, const char *data, size_t len)
@@ -18,7 +104,7 @@ int hp_out_file_write(const char *pattern, const char *variable, const char *wha
     int fd = -1;
     if (hp_expand_path(pattern, pid, image, path, sizeof path) != 0) {
         hp_buf_printf(&msg, "hotpath: %s is too long once expanded; no %s written\n", variable, what);
-    } else if ((fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) < 0) {
+    } else if ((fd = hp_out_file_open(path)) < 0) {
         hp_buf_printf(&msg, "hotpath: cannot write the %s to %s (%s)\n", what, path, hp_platform_errno_name(errno));
     } else {
         hp_platform_write_all(fd, data, len);

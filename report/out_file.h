@@ -1,7 +1,9 @@
-/* out_file.h — the side files a report writes besides itself (folded stacks, flame graphs): a path
- * pattern from a HOTPATH_* variable, %p, %n and %% expanded, created mode 0600, never through a
- * symbolic link. The platform layer's calls and the profiler's own memory only, like the report
- * writer. */
+/* out_file.h — the files a report writes (the report itself, the HTML page, folded stacks, flame
+ * graphs): a path pattern from a HOTPATH_* variable, %p, %n and %% expanded, created mode 0600,
+ * never through a symbolic link; and the same files opened ahead of time, while the process may
+ * still create them, when it is about to give up its user or group (a server's worker leaving
+ * root for nobody). The platform layer's calls and the profiler's own memory only, like the
+ * report writer. */
 #ifndef HP_OUT_FILE_H
 #define HP_OUT_FILE_H
 
@@ -11,5 +13,16 @@
  * the variable (too long) or what and the path (cannot be created). */
 int hp_out_file_write(const char *pattern, const char *variable, const char *what, int pid,
                       unsigned image, const char *data, size_t len);
+
+/* A file to write a report to, emptied: the descriptor held for path, else a new one; -1 with
+ * errno when it cannot be created. */
+int hp_out_file_open(const char *path);
+
+/* The process is about to change its credentials: open every file the settings name for this
+ * image now, and keep the descriptors (high, close-on-exec) for the writes. */
+void hp_out_files_hold(int pid, unsigned image);
+
+/* A fork child: the files held are its parent's; close its copies. */
+void hp_out_files_forget(void);
 
 #endif

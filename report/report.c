@@ -32,6 +32,7 @@
 #include "html.h"
 #endif
 #include "json.h"
+#include "out_file.h"
 #include "section.h"
 
 static int report_pid;
@@ -280,7 +281,7 @@ static int open_output(int *owned)
         warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
         return stderr_fd();
     }
-    int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    int fd = hp_out_file_open(path);
     if (fd < 0) {
         struct hp_buf m = { 0 };
         hp_buf_puts(&m, "hotpath: cannot write the report to ");

@@ -139,6 +139,31 @@ def test_unwritable_output_path_falls_back_to_stderr():
     validate(json.loads(lines[1]))
 
 
+def test_a_worker_that_gives_up_root_still_writes_its_report_where_asked():
+    """nginx's and memcached's workers leave root for nobody: they could no longer create their
+    report in the private directory asked for, and wrote it to stderr, which a daemon has sent to
+    /dev/null. The files are opened as the credentials change, while they still may be."""
+    import subprocess
+    assert os.geteuid() == 0, "this test needs root (CI runs as root)"
+    d = tempfile.mkdtemp()                                  # 0700, root's
+    try:
+        env = clean_env({"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(d, "%p.json"),
+                         "HOTPATH_HTML_PATH": os.path.join(d, "%p.html")})
+        p = subprocess.run([target("exit_paths"), "drop"], env=env, capture_output=True, timeout=60)
+        assert p.returncode == 0, (p.returncode, p.stderr)
+        worker, uid = re.search(rb"worker (\d+) uid (\d+)", p.stdout).groups()
+        assert int(uid) == 65534
+        assert b"cannot write" not in p.stderr, p.stderr
+        with open(os.path.join(d, worker.decode() + ".json")) as f:
+            report = validate(json.load(f))
+        assert report["pid"] == int(worker) and row(report, "main")["alloc_bytes"] >= 123456
+        assert os.path.getsize(os.path.join(d, worker.decode() + ".html")) > 1000
+        assert os.stat(os.path.join(d, worker.decode() + ".json")).st_mode & 0o777 == 0o600
+    finally:
+        import shutil
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_report_survives_a_closed_stderr():
     """coreutils close stderr in an atexit handler; the report still reaches the original stderr."""
     import subprocess

@@ -9,7 +9,8 @@
  * thread is inside libunwind, taking a sampled allocation's stack), `fork_exit` (50 fork children
  * that _exit at once; prints their mean minor page faults: what each fork child costs), `wait`
  * (waits to be killed from outside), `tasks` (prints how many threads the process has at main
- * and 0.6 s later).
+ * and 0.6 s later), `drop` (as a server's worker: a fork child gives up root for nobody, allocates
+ * 123456 bytes and exits; prints the child's pid and its uid then).
  * Each allocates a marker amount first so the report can be matched to the process. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,6 +173,19 @@ int main(int argc, char **argv)
         usleep(600000);
         printf("tasks %d %d\n", at_main, tasks());
         return 0;
+    }
+    if (!strcmp(mode, "drop")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0) _exit(8);
+            marker(123456);
+            printf("worker %d uid %d\n", (int)getpid(), (int)getuid());
+            fflush(stdout);
+            _exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 9;
     }
     if (!strcmp(mode, "errno")) {
         printf("errno at main %d\n", errno_at_main);

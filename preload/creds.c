@@ -1,0 +1,57 @@
+/* creds.c — the credential hooks: a process about to change its user or group (a server's worker
+ * leaving root for nobody, `memcached -u`) opens the files its report will be written to first,
+ * while it may still create them where the user asked (report/out_file.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <grp.h>
+#include <unistd.h>
+
+#include "../collectors/thread_state.h"
+#include "../report/out_file.h"
+#include "../report/report.h"
+#include "real.h"
+
+static struct {
+    int (*setuid)(uid_t);
+    int (*setgid)(gid_t);
+    int (*seteuid)(uid_t);
+    int (*setegid)(gid_t);
+    int (*setreuid)(uid_t, uid_t);
+    int (*setregid)(gid_t, gid_t);
+    int (*setresuid)(uid_t, uid_t, uid_t);
+    int (*setresgid)(gid_t, gid_t, gid_t);
+} real;
+
+void hp_resolve_creds(void)
+{
+    *(void **)&real.setuid = dlsym(RTLD_NEXT, "setuid");
+    *(void **)&real.setgid = dlsym(RTLD_NEXT, "setgid");
+    *(void **)&real.seteuid = dlsym(RTLD_NEXT, "seteuid");
+    *(void **)&real.setegid = dlsym(RTLD_NEXT, "setegid");
+    *(void **)&real.setreuid = dlsym(RTLD_NEXT, "setreuid");
+    *(void **)&real.setregid = dlsym(RTLD_NEXT, "setregid");
+    *(void **)&real.setresuid = dlsym(RTLD_NEXT, "setresuid");
+    *(void **)&real.setresgid = dlsym(RTLD_NEXT, "setresgid");
+}
+
+/* Only the profiled process itself (not a vfork child in our memory), and not the profiler. */
+static void hold_outputs(void)
+{
+    hp_resolve();
+    if (!hp_active || getpid() != hp_pid || (hp_self && hp_self->guard)) return;
+    int saved = errno;
+    struct hp_thread *t = hp_guard_raise();
+    hp_out_files_hold(hp_report_pid(), hp_report_image());
+    hp_guard_lower(t);
+    errno = saved;
+}
+
+HP_EXPORT int setuid(uid_t uid) { hold_outputs(); return real.setuid(uid); }
+HP_EXPORT int setgid(gid_t gid) { hold_outputs(); return real.setgid(gid); }
+HP_EXPORT int seteuid(uid_t uid) { hold_outputs(); return real.seteuid(uid); }
+HP_EXPORT int setegid(gid_t gid) { hold_outputs(); return real.setegid(gid); }
+HP_EXPORT int setreuid(uid_t r, uid_t e) { hold_outputs(); return real.setreuid(r, e); }
+HP_EXPORT int setregid(gid_t r, gid_t e) { hold_outputs(); return real.setregid(r, e); }
+HP_EXPORT int setresuid(uid_t r, uid_t e, uid_t s) { hold_outputs(); return real.setresuid(r, e, s); }
+HP_EXPORT int setresgid(gid_t r, gid_t e, gid_t s) { hold_outputs(); return real.setresgid(r, e, s); }
