@@ -272,9 +272,11 @@ void hp_registry_gone(struct hp_record *r)
 void hp_registry_name_pthread(unsigned long pthread, const char *name)
 {
     hp_spin_lock(&lock);
+    /* only a live thread's: glibc gives a joined thread's pthread_t to the next new one, whose
+     * recycled record may sit below the old one's */
     for (uint32_t i = count; i-- > 0;) {
         struct hp_record *r = hp_record_at(i);
-        if (r->pthread == pthread && !r->gone) {
+        if (r->pthread == pthread && !r->gone && !r->exited) {
             copy_name(r->name, name);
             r->named = 1;
             break;

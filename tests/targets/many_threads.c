@@ -1,11 +1,22 @@
 /* many_threads.c — creates and joins N threads (argv[1], default 2000) in a loop, a few at a
  * time; each allocates 3 blocks of 1000 bytes and frees one. Prints the totals requested. With
- * `named` (argv[2]), a third of them are named worker-N and a third pool. */
+ * `named` (argv[2]), a third of them are named worker-N and a third pool. With `churn`, they are
+ * made and joined one at a time, each naming itself churn-N (N from 0) and living 2 ms. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static void *churn(void *arg)
+{
+    char name[16];
+    snprintf(name, sizeof name, "churn-%ld", (long)arg);
+    pthread_setname_np(pthread_self(), name);
+    usleep(2000);
+    return NULL;
+}
 
 static void *work(void *arg)
 {
@@ -22,6 +33,15 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 2000;
     int named = argc > 2 && strcmp(argv[2], "named") == 0;
+    if (argc > 2 && strcmp(argv[2], "churn") == 0) {
+        for (long i = 0; i < n; i++) {
+            pthread_t t;
+            pthread_create(&t, NULL, churn, (void *)i);
+            pthread_join(t, NULL);
+        }
+        printf("churned %d\n", n);
+        return 0;
+    }
     static void *slots[8][3];
     unsigned long alloc = 0, freed = 0;
     for (int done = 0; done < n; done += 8) {
