@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 
-from harness import clean_env, run, target, validate
+from harness import bare, clean_env, run, target, validate
 
 
 def truth(stdout):
@@ -249,3 +249,16 @@ def test_profiler_io_not_counted_and_text_tables():
         names = [x["name"] for x in resources(r.report)]
         assert not any(n.startswith("/proc") for n in names), names
         assert not any(n.endswith(".json") for n in names), names
+
+
+def test_io_in_a_handler_on_a_small_alternate_stack():
+    """Rust reports a stack overflow from a handler on an 8 KB alternate stack by writing to fd 2:
+    naming the new descriptor there took more stack than was left, and the program died by
+    SIGSEGV instead of printing its message. The call counts under <other> until fd 2 is named."""
+    for pad in ("0", "1500"):
+        plain = bare([target("altstack_io"), pad])
+        r = run([target("altstack_io"), pad])
+        assert plain.returncode == r.returncode == 7, (pad, plain.returncode, r.returncode)
+        assert r.stderr == plain.stderr and b"alternate stack" in r.stderr, r.stderr
+        other = [x for x in r.report["io"]["resources"] if x["name"] == "<other>"]
+        assert other and other[0]["write"]["op_count"] == 1, r.report["io"]["resources"]
