@@ -156,10 +156,19 @@ if [ "$os" = Darwin ] && [ -n "$program" ] && [ -f "$program" ]; then
         fi
     done
 elif [ -n "$program" ] && [ -f "$program" ]; then
-    if [ -u "$program" ] || [ -g "$program" ]; then
-        echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
-    elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
-        echo "hotpath-run: $program is statically linked: nothing can be preloaded into it, so it runs unprofiled" >&2
+    # a script: what runs is its interpreter (#!/usr/bin/env name: name found on PATH)
+    interp=$(head -c 256 -- "$program" 2>/dev/null | sed -n '1s/^#![[:space:]]*\([^[:space:]]*\)[[:space:]]*\([^[:space:]]*\).*/\1 \2/p' || true)
+    if [ -n "$interp" ]; then
+        first=${interp%% *} second=${interp#* }
+        if [ "${first##*/}" = env ] && [ -n "$second" ]; then program=$(command -v -- "$second" 2>/dev/null || true)
+        else program=$first; fi
+    fi
+    if [ -n "$program" ] && [ -f "$program" ] && head -c 4 -- "$program" 2>/dev/null | grep -q ELF; then
+        if [ -u "$program" ] || [ -g "$program" ]; then
+            echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
+        elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
+            echo "hotpath-run: $program is statically linked: nothing can be preloaded into it, so it runs unprofiled" >&2
+        fi
     fi
 fi
 

@@ -85,6 +85,16 @@ def test_says_when_the_preload_cannot_take_effect():
         assert p.returncode == 0 and "set-user-ID" in p.stderr.decode()
         p = launch(["-f", "none", "true"])                       # an ordinary program: silence
         assert p.returncode == 0 and p.stderr == b""
+        # scripts: their interpreter runs, profiled (ldd calls every script "not a dynamic
+        # executable", and each was said to run unprofiled); one for the static program is not
+        for name, line in (("sh", "#!/bin/sh\n"), ("env", "#!/usr/bin/env sh\n"), ("static", f"#!{static}\n")):
+            script = os.path.join(d, name + ".sh")
+            with open(script, "w") as f:
+                f.write(line + "exit 4\n")
+            os.chmod(script, 0o755)
+            p = launch(["-f", "none", script])
+            said = "statically linked" in p.stderr.decode()
+            assert said == (name == "static"), (name, p.stderr)
 
 
 def test_no_children_and_checkpoint_options():
