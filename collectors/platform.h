@@ -38,6 +38,8 @@ void hp_platform_write_all(int fd, const char *p, size_t n);
 void hp_platform_move_high(int *fd);
 /* The calling thread's comm (PR_GET_NAME), 16 bytes with the terminator. */
 void hp_platform_thread_comm(char out[16]);
+/* Name the calling thread (at most 15 bytes), as ps, top and /proc/self/task show it. */
+void hp_platform_name_self(const char *name);
 /* Sleep while *word == val, at most timeout (NULL: no limit), until hp_platform_wake(word); may
  * return early. Wake is async-signal-safe (Linux: a futex; macOS: a Mach semaphore per word). */
 void hp_platform_wait(_Atomic uint32_t *word, uint32_t val, const struct timespec *timeout);

@@ -164,6 +164,11 @@ void hp_platform_thread_comm(char out[16])
     if (pthread_getname_np(pthread_self(), name, sizeof name) == 0) memcpy(out, name, 15);
 }
 
+void hp_platform_name_self(const char *name)
+{
+    pthread_setname_np(name);   /* from the interposing image: never interposed */
+}
+
 int hp_platform_dup_high(int fd)
 {
     struct rlimit rl;

@@ -147,6 +147,11 @@ void hp_platform_thread_comm(char out[16])
     out[15] = 0;
 }
 
+void hp_platform_name_self(const char *name)
+{
+    syscall(SYS_prctl, PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);   /* not the hook's */
+}
+
 int hp_platform_dup_high(int fd)
 {
     struct rlimit rl;

@@ -281,6 +281,7 @@ static void *sampler_main(void *arg)
     (void)arg;
     hp_set_self(hp_registry_profiler_state());
     atomic_store(&sampler_tid, hp_platform_gettid());
+    hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
     uint64_t last_checkpoint = hp_now_ns();
     for (;;) {
         unsigned ms = hp_config.interval_ms;

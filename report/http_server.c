@@ -512,6 +512,7 @@ static void *server_main(void *arg)
     (void)arg;
     hp_self = hp_registry_profiler_state();
     atomic_store(&server_tid, hp_platform_gettid());
+    hp_platform_name_self("hotpath-server");
     struct pollfd pfd[MAX_CLIENTS + 1];
     struct client *who[MAX_CLIENTS + 1];
     for (;;) {

@@ -257,6 +257,16 @@ def test_a_process_keeps_the_port_its_clients_found_when_the_configured_one_free
             assert status == 200 and st["pid"] == b.pid
 
 
+def test_the_profilers_threads_are_named_as_its_own():
+    """ps -L, top -H and a program listing /proc/self/task showed the profiler's two threads under
+    the program's own name."""
+    with Live() as p:
+        time.sleep(0.6)                                   # the server starts at the first pass
+        task = f"/proc/{p.pid}/task"
+        names = sorted(open(f"{task}/{t}/comm").read().strip() for t in os.listdir(task))
+        assert names == ["hotpath-sampler", "hotpath-server", "live", "worker"], names
+
+
 def test_fork_child_serves_itself():
     with Live(("live", "30000", "fork")) as p:
         # two "ready" lines, the parent's and the child's, in either order: one was read already
