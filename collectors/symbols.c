@@ -171,12 +171,12 @@ static int radix_pass(const struct sym *from, struct sym *to, size_t n, unsigned
     return 1;
 }
 
-/* Symbols in by_value order: a radix sort by value, then each run of one value (aliases, a few)
- * put in order by an insertion sort, as a large program's table (cc1: 29,000 symbols) took a
- * heapsort 10 ms of every report. */
+/* Symbols in by_value order: a radix sort by value, as a large program's table (cc1: 29,000
+ * symbols) took a heapsort 10 ms of every report; then each run of one value (aliases: a few, but
+ * hundreds in a Rust library that folds identical functions) sorted by name. */
 static void sort_symbols(struct sym *syms, size_t n)
 {
-    struct sym *tmp = n > 64 ? hp_alloc(n * sizeof *tmp) : NULL;
+    struct sym *tmp = n > 64 ? hp_realloc(NULL, n * sizeof *tmp) : NULL;   /* every entry written first */
     if (!tmp) {
         hp_sort(syms, n, sizeof *syms, by_value);
         return;
@@ -190,12 +190,10 @@ static void sort_symbols(struct sym *syms, size_t n)
         }
     if (from != syms) memcpy(syms, from, n * sizeof *syms);
     hp_free(tmp);
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && syms[j - 1].value == syms[j].value && by_value(&syms[j - 1], &syms[j]) > 0; j--) {
-            struct sym t = syms[j - 1];
-            syms[j - 1] = syms[j];
-            syms[j] = t;
-        }
+    for (size_t start = 0, end; start < n; start = end) {
+        for (end = start + 1; end < n && syms[end].value == syms[start].value; end++) {}
+        if (end - start > 1) hp_sort(syms + start, end - start, sizeof *syms, by_value);
+    }
 }
 
 /* Load a symbol table section (and its string table) into m->syms. */
@@ -210,14 +208,17 @@ static void load_table(struct module *m, const ElfW(Ehdr) *eh, const ElfW(Shdr) 
         const ElfW(Sym) *syms = (const ElfW(Sym) *)((const char *)m->file + sh[i].sh_offset);
         const char *str = (const char *)m->file + strs->sh_offset;
         size_t n = sh[i].sh_size / sizeof *syms;
-        m->syms = hp_alloc((n ? n : 1) * sizeof *m->syms);
+        /* a string table that ends in a NUL, as ELF has it, holds only names that end inside it:
+         * then no name is read here (a large C++ or Rust library has 20 MB of them) */
+        int terminated = strs->sh_size > 0 && str[strs->sh_size - 1] == 0;
+        m->syms = hp_realloc(NULL, (n ? n : 1) * sizeof *m->syms);   /* filled from the start */
         if (!m->syms) return;
         for (size_t k = 0; k < n; k++) {
             unsigned type = ELF64_ST_TYPE(syms[k].st_info);
-            if (syms[k].st_shndx == SHN_UNDEF || syms[k].st_name >= strs->sh_size) continue;
+            if (syms[k].st_shndx == SHN_UNDEF || syms[k].st_name == 0 || syms[k].st_name >= strs->sh_size) continue;
             if (type != STT_OBJECT && type != STT_FUNC && type != STT_TLS && type != STT_GNU_IFUNC) continue;
             const char *name = str + syms[k].st_name;
-            if (!*name || memchr(name, 0, strs->sh_size - syms[k].st_name) == NULL) continue;
+            if (!terminated && (!*name || memchr(name, 0, strs->sh_size - syms[k].st_name) == NULL)) continue;
             m->syms[m->nsyms++] = (struct sym){ syms[k].st_value, syms[k].st_size, name };
         }
         sort_symbols(m->syms, m->nsyms);
@@ -396,6 +397,7 @@ static const struct sym *find(const struct module *m, uintptr_t off)
     }
     for (size_t i = lo, tries = 0; i-- > 0 && tries < 16; tries++) {
         const struct sym *y = &m->syms[i];
+        if (!y->name[0]) continue;              /* an empty name (not weeded out at load) */
         if (off < y->value + y->size || (y->size == 0 && off == y->value)) return y;
     }
     return NULL;
