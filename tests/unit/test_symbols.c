@@ -59,6 +59,16 @@ START_TEST(demangled_names)
     ck_assert_str_eq(out, "double ns::churn<double>(double)");
     ck_assert_int_eq(hp_demangle("_ZNKSt6vectorIiSaIiEE4sizeEv.cold", out, sizeof out), 1);
     ck_assert_str_eq(out, "std::vector<int, std::allocator<int> >::size() const [clone .cold]");
+    /* Rust: v0 and legacy names, without hashes and LLVM's suffixes */
+    ck_assert_int_eq(hp_demangle("_RNvCsjDQNFu7nQ4C_17rustc_driver_impl14handle_options", out, sizeof out), 1);
+    ck_assert_str_eq(out, "rustc_driver_impl::handle_options");
+    ck_assert_int_eq(hp_demangle("_RNvNtCs3TffaVLKYX7_13rustc_session7session10mk_emitter.llvm.11156187312493216109",
+                                 out, sizeof out), 1);
+    ck_assert_str_eq(out, "rustc_session::session::mk_emitter");
+    ck_assert_int_eq(hp_demangle("_RINvNtCs1234_4core3ptr13drop_in_placeNtNtCs5678_5alloc6string6StringEB4_", out, sizeof out), 1);
+    ck_assert_str_eq(out, "core::ptr::drop_in_place::<alloc::string::String>");
+    ck_assert_int_eq(hp_demangle("_ZN3std2rt10lang_start17h1234567890abcdefE", out, sizeof out), 1);
+    ck_assert_str_eq(out, "std::rt::lang_start");
     /* cut to the buffer */
     char small[8];
     ck_assert_int_eq(hp_demangle("_ZN2ns3Hot4spinEi", small, sizeof small), 1);
@@ -67,6 +77,7 @@ START_TEST(demangled_names)
     strcpy(out, "keep");
     ck_assert_int_eq(hp_demangle("main", out, sizeof out), 0);
     ck_assert_int_eq(hp_demangle("_Zgarbage", out, sizeof out), 0);
+    ck_assert_int_eq(hp_demangle("_Rgarbage", out, sizeof out), 0);
     ck_assert_str_eq(out, "keep");
 }
 END_TEST
