@@ -28,9 +28,15 @@ static int private_dir(const char *path)
 
 int hp_procfile_init(void)
 {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(dir, sizeof dir, "%s/hotpath", xdg);
-    else snprintf(dir, sizeof dir, "/tmp/hotpath-%u", (unsigned)getuid());
+    /* chosen once, at the start: a fork child registers later, when the program may have
+     * rewritten its environment (nginx's workers keep only TZ) */
+    static char chosen[sizeof dir];
+    if (!chosen[0]) {
+        const char *xdg = getenv("XDG_RUNTIME_DIR");
+        if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(chosen, sizeof chosen, "%s/hotpath", xdg);
+        else snprintf(chosen, sizeof chosen, "/tmp/hotpath-%u", (unsigned)getuid());
+    }
+    memcpy(dir, chosen, sizeof dir);
     syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
     if (private_dir(dir) != 0) {
         dir[0] = 0;
