@@ -1,6 +1,7 @@
 /* creds.c — the credential hooks: a process about to change its user or group (a server's worker
  * leaving root for nobody, `memcached -u`) opens the files its report will be written to first,
- * while it may still create them where the user asked (report/out_file.h). */
+ * while it may still create them where the user asked (report/out_file.h), and a fork child
+ * registers its metrics server. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "../collectors/thread_state.h"
+#include "../report/http_server.h"
 #include "../report/out_file.h"
 #include "../report/report.h"
 #include "real.h"
@@ -43,6 +45,7 @@ static void hold_outputs(void)
     int saved = errno;
     struct hp_thread *t = hp_guard_raise();
     hp_out_files_hold(hp_report_pid(), hp_report_image());
+    hp_server_start_child_now();
     hp_guard_lower(t);
     errno = saved;
 }

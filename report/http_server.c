@@ -30,6 +30,7 @@
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
+#include "../collectors/spinlock.h"
 #include "history_json.h"
 #include "http_parse.h"
 #include "json.h"
@@ -78,6 +79,8 @@ static _Atomic int holds_none;             /* the server thread has closed all i
 static _Atomic int registered_pid;     /* set by the server thread, read by the final report */
 static uint64_t start_unix_ms;
 static _Atomic int wanted;              /* started, and the thread not launched yet */
+static int child_pending;               /* a fork child's start, not made yet */
+static hp_spinlock pending_lock = HP_SPINLOCK_INIT;
 
 int hp_server_tid(void)
 {
@@ -586,10 +589,11 @@ static int launch(void)
     return hp_platform_start_thread(server_main);
 }
 
-/* Everything that takes a descriptor for a moment happens here, before the program runs on (the
- * constructor, or fork before it returns), so no number the program expects is taken; and the
- * registry file is written before a server's worker drops its privileges. The thread waits for
- * hp_server_launch. */
+/* Listener and registry entry. What takes a descriptor for a moment happens before the program
+ * runs on (the constructor), so no number the program expects is taken; a fork child's waits for
+ * its first sampler pass (a shell's child that execs at once never pays for it), or is made just
+ * before the child gives up its privileges, while it may still write the registry. The thread
+ * waits for hp_server_launch. */
 static void start(int clean_stale)
 {
     struct timespec ts;
@@ -612,8 +616,17 @@ void hp_server_start(void)
     start(1);
 }
 
+void hp_server_start_child_now(void)
+{
+    hp_spin_lock(&pending_lock);
+    if (child_pending && !atomic_load(&given_up)) start(0);   /* stale entries: the parent's work */
+    child_pending = 0;
+    hp_spin_unlock(&pending_lock);
+}
+
 void hp_server_launch(void)
 {
+    hp_server_start_child_now();
     if (!atomic_exchange(&wanted, 0) || atomic_load(&given_up)) return;
     if (launch() != 0) warn_line("hotpath: could not start the metrics server thread");
 }
@@ -666,5 +679,7 @@ void hp_server_restart_in_child(void)
     claimed_at = 0;
     port = 0;
     port_explicit_warned = 1;       /* the parent said it, if it had to */
-    start(0);                       /* stale entries: the parent cleaned them at its start */
+    atomic_store(&wanted, 0);
+    atomic_flag_clear(&pending_lock.held);
+    child_pending = 1;
 }

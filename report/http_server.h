@@ -12,9 +12,12 @@ void hp_server_start(void);
  * sooner never pays for it: start the thread, which answers the connections the listener has
  * queued meanwhile. Once per start. */
 void hp_server_launch(void);
-/* In a fork child: the parent's sockets are closed and the child binds and registers a listener
- * of its own; its sampler launches the thread. */
+/* In a fork child: the parent's sockets are closed; the child's own listener and registry entry
+ * are made at its sampler's first pass (hp_server_launch), or by hp_server_start_child_now. */
 void hp_server_restart_in_child(void);
+/* A fork child about to give up its user or group: its listener and registry entry now, while it
+ * may still write the registry. */
+void hp_server_start_child_now(void);
 /* The image ends (its final report, which exec writes too): it leaves the registry of live
  * processes (the next image, if profiled, registers itself). Async-signal-safe. */
 void hp_server_unregister(void);

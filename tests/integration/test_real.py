@@ -132,8 +132,12 @@ def test_nginx_master_and_workers_each_report():
             master.send_signal(signal.SIGTERM)           # how its users stop it
             assert master.wait(timeout=30) == 0
         finally:
-            if master.poll() is None:
-                master.kill()
+            if master.poll() is None:       # SIGTERM: the master takes its workers with it
+                master.send_signal(signal.SIGTERM)
+                try:
+                    master.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    master.kill()
         reports = reports_in(os.path.join(d, "reports"))
         assert master.pid in reports and len(reports) == 3, list(reports)
         workers = [r for pid, r in reports.items() if pid != master.pid]

@@ -116,8 +116,12 @@ def test_nginx_workers_live_under_load():
             master.send_signal(signal.SIGTERM)
             assert master.wait(timeout=30) == 0
         finally:
-            if master.poll() is None:
-                master.kill()
+            if master.poll() is None:       # SIGTERM: the master takes its workers with it
+                master.send_signal(signal.SIGTERM)
+                try:
+                    master.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    master.kill()
         # every process answered every endpoint all through the load (3 s: about 12 rounds)
         assert not scraper.failures, scraper.failures[:5]
         assert scraper.rounds >= 6 and all(n >= 6 * len(SCRAPE_PATHS) for n in scraper.ok.values()), \
