@@ -102,12 +102,13 @@ static const char *keep(const char *s)
     return copy ? copy : "";
 }
 
-static void parse_path(hp_getenv_fn get, hp_warn_fn warn, const char *var, const char **out)
+/* unset: what the file stands for otherwise ("none", "stderr") */
+static void parse_path(hp_getenv_fn get, hp_warn_fn warn, const char *var, const char **out, const char *unset)
 {
     const char *s = get(var);
     if (!s || !*s) return;
     if (strlen(s) < HP_OUTPUT_PATH_MAX) *out = keep(s);
-    else warn_bad(warn, var, s, "a path shorter than 4096 bytes", "none");
+    else warn_bad(warn, var, s, "a path shorter than 4096 bytes", unset);
 }
 
 static void parse_format(hp_getenv_fn get, hp_warn_fn warn, enum hp_format *f)
@@ -195,11 +196,7 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
 
     parse_format(get, warn, &c->format);
 
-    s = get("HOTPATH_OUTPUT_PATH");
-    if (s && *s) {
-        if (strlen(s) < HP_OUTPUT_PATH_MAX) c->output_path = keep(s);
-        else warn_bad(warn, "HOTPATH_OUTPUT_PATH", s, "a path shorter than 4096 bytes", "stderr");
-    }
+    parse_path(get, warn, "HOTPATH_OUTPUT_PATH", &c->output_path, "stderr");
 
     s = get("HOTPATH_NO_CHILDREN");
     if (s && parse_bool(s, &c->no_children) != 0)
@@ -277,15 +274,15 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
     s = get("HOTPATH_ALLOC_CUMULATIVE");
     if (s && parse_bool(s, &c->alloc_cumulative) != 0)
         warn_bad(warn, "HOTPATH_ALLOC_CUMULATIVE", s, "true or false", "false");
-    parse_path(get, warn, "HOTPATH_CPU_FOLDED", &c->cpu_folded);
-    parse_path(get, warn, "HOTPATH_CPU_FLAMEGRAPH", &c->cpu_flamegraph);
-    parse_path(get, warn, "HOTPATH_ALLOC_FOLDED", &c->alloc_folded);
-    parse_path(get, warn, "HOTPATH_ALLOC_FLAMEGRAPH", &c->alloc_flamegraph);
+    parse_path(get, warn, "HOTPATH_CPU_FOLDED", &c->cpu_folded, "none");
+    parse_path(get, warn, "HOTPATH_CPU_FLAMEGRAPH", &c->cpu_flamegraph, "none");
+    parse_path(get, warn, "HOTPATH_ALLOC_FOLDED", &c->alloc_folded, "none");
+    parse_path(get, warn, "HOTPATH_ALLOC_FLAMEGRAPH", &c->alloc_flamegraph, "none");
 
     c->history_mb = 16;
     parse_number(get, warn, "HOTPATH_HISTORY_MB", 0, 65536,
                  "a whole number of MiB from 0 (no time series) to 65536", &c->history_mb);
-    parse_path(get, warn, "HOTPATH_HTML_PATH", &c->html_path);
+    parse_path(get, warn, "HOTPATH_HTML_PATH", &c->html_path, "none");
 
     s = get("HOTPATH_REPORT");
     if (s && parse_sections(s, &c->sections) != 0)

@@ -4,7 +4,7 @@
  * task_stat and the CPU clock of a thread answer from that reading, so no Mach port is kept
  * between passes. Thread ids are the system-wide 64-bit ids of pthread_threadid_np, kept as int
  * like Linux tids (they count threads made since boot). Interface functions the macOS build
- * never calls (scan_dir, move_high: the process file and the I/O view) are not here. */
+ * never calls (scan_dir: the process file and the I/O view) are not here. */
 #include "platform.h"
 
 #include <errno.h>

@@ -164,14 +164,6 @@ int hp_platform_dup_high(int fd)
     return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 }
 
-void hp_platform_move_high(int *fd)
-{
-    int high = hp_platform_dup_high(*fd);
-    if (high < 0) return;
-    syscall(SYS_close, *fd);
-    *fd = high;
-}
-
 /* A report written to a pipe whose reader has gone (prog 2>&1 | head -1) must not kill the
  * program with SIGPIPE: it is blocked around the writes (raw calls: the mask hooks are not for
  * us), and the one a write raised is taken back unless the program's own was already pending. */

@@ -22,3 +22,11 @@ int hp_platform_start_thread(void *(*fn)(void *))
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err ? -1 : 0;
 }
+
+void hp_platform_move_high(int *fd)
+{
+    int high = hp_platform_dup_high(*fd);
+    if (high < 0) return;
+    hp_platform_close(*fd);
+    *fd = high;
+}

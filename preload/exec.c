@@ -145,23 +145,16 @@ static int do_exec(const struct exec_call *c)
         return call_real(c, ce.env);
     }
     if (!profiled_here()) return call_real(c, c->envp);
-    if (hp_spawning_child()) {       /* no report: the program it execs takes this image's number */
-        WITH_CHILD_ENV(c->envp, (long)hp_report_image(), ce);
-        hp_server_unregister();
-        int r = call_real(c, ce.env);
-        int saved = errno;
-        child_env_done(&ce);
-        hp_server_exec_failed();
-        errno = saved;
-        return r;
-    }
-    WITH_CHILD_ENV(c->envp, (long)hp_report_image() + 1, ce);
-    hp_report_as_profiler();     /* leaves the registry too */
+    /* a spawning fork child writes no report: the program it execs takes this image's number */
+    int spawning = hp_spawning_child();
+    WITH_CHILD_ENV(c->envp, (long)hp_report_image() + !spawning, ce);
+    if (spawning) hp_server_unregister();
+    else hp_report_as_profiler();     /* leaves the registry too */
     int r = call_real(c, ce.env);
-    /* still here: the exec failed, this image goes on and reports again at its end */
+    /* still here: the exec failed, this image goes on and reports at its end */
     int saved = errno;
     child_env_done(&ce);
-    hp_report_rearm();
+    if (!spawning) hp_report_rearm();
     hp_server_exec_failed();
     errno = saved;
     return r;

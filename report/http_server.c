@@ -142,13 +142,20 @@ static int bind_port(int fd, unsigned p)
     return (int)syscall(SYS_bind, fd, &a, sizeof a);
 }
 
+/* A new non-blocking socket for a listener on 127.0.0.1, SO_REUSEADDR set; -1 on failure. */
+static int new_socket(void)
+{
+    int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0) syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    return fd;
+}
+
 static int open_listener(void)
 {
     if (fd_base() < 0) return -1;
-    int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = new_socket();
     if (fd < 0) return -1;
-    int one = 1;
-    syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     unsigned want = port ? port : hp_config.metrics_port;
     if (bind_port(fd, want) != 0) {
         int err = errno;
@@ -472,10 +479,10 @@ static void check_listener(uint64_t now)
 }
 
 /* A daemon: a fork child whose parent served the configured port at the fork (or was such a
- * child itself), and has exited since. The child moves there, so the daemon is found on 6770 a second after its parent's exit.
- * Only then: a process that clients already reach on its port (through the registry, the
- * console, Prometheus targets) keeps it. Ten tries, a second apart; connections still queued on
- * the old listener are refused, those accepted are answered. */
+ * child itself), and has exited since. The child moves there, so the daemon is found on 6770 a
+ * second after its parent's exit. Only then: a process that clients already reach on its port
+ * (through the registry, the console, Prometheus targets) keeps it. Ten tries, a second apart;
+ * connections still queued on the old listener are refused, those accepted are answered. */
 static void claim_port(uint64_t now)
 {
     unsigned want = hp_config.metrics_port;
@@ -484,10 +491,8 @@ static void claim_port(uint64_t now)
     claimed_at = now;
     if (port == want || --claims_left <= 0) claim_from = 0;
     if (port == want) return;
-    int fd = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = new_socket();
     if (fd < 0) return;
-    int one = 1;
-    syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind_port(fd, want) != 0 || syscall(SYS_listen, fd, BACKLOG) != 0) {
         sys_close(fd);
         return;

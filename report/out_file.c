@@ -63,11 +63,7 @@ static void hold(const char *pattern, int pid, unsigned image)
     if (!known && nheld < HELD_MAX) {
         struct stat st;
         int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
-        int high = fd >= 0 ? hp_platform_dup_high(fd) : -1;
-        if (high >= 0) {
-            hp_platform_close(fd);
-            fd = high;
-        }
+        if (fd >= 0) hp_platform_move_high(&fd);
         char *copy = fd >= 0 && fstat(fd, &st) == 0 ? hp_strdup(path) : NULL;
         if (copy) held[nheld++] = (struct held){ copy, fd, st.st_dev, st.st_ino };
         else if (fd >= 0) hp_platform_close(fd);

@@ -98,6 +98,17 @@ def test_redis():
         assert any(n.startswith("tcp 127.0.0.1:* -> 127.0.0.1:") for n in io_names(report))
 
 
+def stop_master(master):
+    """An nginx master still running after a failure: SIGTERM, so it takes its workers with it
+    (SIGKILL left them orphaned, holding the test runner's pipes)."""
+    if master.poll() is None:
+        master.send_signal(signal.SIGTERM)
+        try:
+            master.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            master.kill()
+
+
 NGINX_CONF = """
 user root;
 worker_processes 2;
@@ -132,12 +143,7 @@ def test_nginx_master_and_workers_each_report():
             master.send_signal(signal.SIGTERM)           # how its users stop it
             assert master.wait(timeout=30) == 0
         finally:
-            if master.poll() is None:       # SIGTERM: the master takes its workers with it
-                master.send_signal(signal.SIGTERM)
-                try:
-                    master.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    master.kill()
+            stop_master(master)
         reports = reports_in(os.path.join(d, "reports"))
         assert master.pid in reports and len(reports) == 3, list(reports)
         workers = [r for pid, r in reports.items() if pid != master.pid]

@@ -12,7 +12,7 @@ import threading
 import time
 import urllib.request
 
-from test_real import NGINX_CONF, free_port, io_names, profiled_env, reports_in, wait_port
+from test_real import NGINX_CONF, free_port, io_names, profiled_env, reports_in, stop_master, wait_port
 
 SCRAPE_PATHS = ("/metrics", "/threads", "/profiler_status", "/io")
 
@@ -116,12 +116,7 @@ def test_nginx_workers_live_under_load():
             master.send_signal(signal.SIGTERM)
             assert master.wait(timeout=30) == 0
         finally:
-            if master.poll() is None:       # SIGTERM: the master takes its workers with it
-                master.send_signal(signal.SIGTERM)
-                try:
-                    master.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    master.kill()
+            stop_master(master)
         # every process answered every endpoint all through the load (3 s: about 12 rounds)
         assert not scraper.failures, scraper.failures[:5]
         assert scraper.rounds >= 6 and all(n >= 6 * len(SCRAPE_PATHS) for n in scraper.ok.values()), \
