@@ -70,6 +70,7 @@ static int in(const struct range *r, size_t n, uint32_t cp)
 
 int hp_codepoint_width(uint32_t cp)
 {
+    if (cp < zero_width[0].lo) return 1;   /* ASCII and Latin: nearly every character of a report */
     if (in(zero_width, sizeof zero_width / sizeof *zero_width, cp)) return 0;
     if (in(wide, sizeof wide / sizeof *wide, cp)) return 2;
     return 1;

@@ -141,6 +141,7 @@ START_TEST(utf8_widths)
     ck_assert_int_eq(hp_codepoint_width(0x1F600), 2);   /* 😀 */
     ck_assert_int_eq(hp_codepoint_width(0x20000), 2);   /* CJK extension B */
     ck_assert_int_eq(hp_codepoint_width(0x0301), 0);    /* combining acute */
+    ck_assert_int_eq(hp_codepoint_width(0x02FF), 1);    /* just before the combining block */
     ck_assert_int_eq(hp_codepoint_width(0x0300), 0);
     ck_assert_int_eq(hp_codepoint_width(0x036F), 0);
     ck_assert_int_eq(hp_codepoint_width(0x200B), 0);    /* zero width space */
