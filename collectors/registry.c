@@ -19,6 +19,7 @@ static uint32_t count;                 /* slots in use or free; records live in 
 static uint32_t next_index;            /* creation order of the next thread */
 static uint32_t free_slots = HP_NO_RECORD;
 static uint32_t gone_head = HP_NO_RECORD, gone_tail = HP_NO_RECORD, gone_count;
+static uint32_t exited_present;        /* threads that ended and the sampler has not seen go */
 static struct hp_exited_group *groups;
 static uint32_t ngroups, cap_groups;
 /* A fork child's share of the heap its parent had live at the fork: blocks it may free without
@@ -237,11 +238,12 @@ void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns)
     hp_spin_unlock(&lock);
 }
 
-void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
+int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
 {
-    if (!t || t->record == HP_NO_RECORD) return;
+    if (!t || t->record == HP_NO_RECORD) return 0;
     hp_spin_lock(&lock);
     struct hp_record *r = hp_record_at(t->record);
+    if (!r->exited) exited_present++;
     r->exited = 1;
     /* the time left out comes off both parts in their proportion */
     uint64_t total = user_ns + sys_ns, before = r->cpu_before_ns < total ? r->cpu_before_ns : total;
@@ -252,11 +254,14 @@ void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
     r->cpu_user_ns = user_ns;
     r->cpu_sys_ns = sys_ns;
     r->has_pct = 0;
+    int retire = exited_present % HP_RETIRE_BATCH == 0;
     hp_spin_unlock(&lock);
+    return retire;
 }
 
 void hp_registry_gone(struct hp_record *r)
 {
+    if (r->exited && exited_present) exited_present--;
     hp_record_counts(r, &r->final);
     r->final.blocked_on = NULL;
     if (r->state) {
@@ -322,7 +327,7 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
     struct hp_record old = { 0 };
     if (self->record != HP_NO_RECORD && self->record < count) old = *hp_record_at(self->record);
     inherited = live_heap();
-    count = next_index = gone_count = ngroups = 0;
+    count = next_index = gone_count = ngroups = exited_present = 0;
     free_slots = gone_head = gone_tail = HP_NO_RECORD;
     uint32_t rec = add_record();
     if (rec != HP_NO_RECORD) {

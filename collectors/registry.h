@@ -94,8 +94,12 @@ void hp_registry_give_states(struct hp_thread *states, size_t n);
 struct hp_thread *hp_registry_profiler_state(void);
 /* The sampler saw a thread it does not know (caller holds the lock). */
 void hp_registry_discover(int tid, const char *process_comm);
-/* The calling thread ends: its final CPU times. */
-void hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns);
+/* The calling thread ends: its final CPU times. Its record and state are recycled once the
+ * sampler sees it gone from the process; 1 when this is the HP_RETIRE_BATCH-th thread to end
+ * since then, so that a program ending thousands of threads between two passes asks for them
+ * to be retired sooner (hp_sampler_retire_soon) instead of holding all their records. */
+#define HP_RETIRE_BATCH 256u
+int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns);
 /* At start, on the main thread: its CPU time so far is not the program's (cpu_before_ns). */
 void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns);
 /* The thread left /proc: fold its counters and recycle its state; past the exited-threads

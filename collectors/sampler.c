@@ -47,6 +47,7 @@ static _Atomic uint32_t wake_word, done_word;
 static _Atomic int launched;
 static _Atomic int sampler_tid;
 static _Atomic int report_requested, report_started;
+static _Atomic int retire_requested;   /* hp_sampler_retire_soon: many threads ended since a pass */
 static void (*report_callback)(void), (*checkpoint_callback)(void), (*settled_callback)(void);
 static _Atomic int settled;   /* the first regular pass has run settled_callback */
 static _Atomic uint64_t last_rss, last_peak_rss;
@@ -85,9 +86,10 @@ int hp_is_profiler_tid(int tid)
     return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == hp_server_tid());
 }
 
-/* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced,
- * and list the live ones to read. Returns how many readings to take. */
-static size_t reconcile(void)
+/* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced
+ * (unless `discover` is 0: a retiring pass between two regular ones would make "twice" a matter of
+ * microseconds), and list the live ones to read. Returns how many readings to take. */
+static size_t reconcile(int discover)
 {
     size_t nwork = 0, nnext = 0;
     if (reserve((void **)&known, &cap_known, ntids, 1) != 0) return 0;
@@ -105,6 +107,7 @@ static size_t reconcile(void)
         work[nwork].tid = r->tid;
         nwork++;
     }
+    if (!discover) return nwork;
     for (size_t k = 0; k < ntids; k++) {
         if (known[k] || hp_is_profiler_tid(tids[k])) continue;
         if (find_int(pending, npending, tids[k]) >= 0) hp_registry_discover(tids[k], process_comm);
@@ -211,7 +214,7 @@ void hp_sample(int final)
     hp_sort(tids, ntids, sizeof *tids, cmp_int);
 
     hp_registry_lock();
-    size_t nwork = reconcile();
+    size_t nwork = reconcile(1);
     hp_registry_unlock();
 
     /* With many threads, reading every stat file every pass costs ~9 µs a thread; CPU clocks
@@ -222,6 +225,27 @@ void hp_sample(int final)
     int with_stat = final || pass_number++ % period == 0;
     finish_pass(nwork, with_stat, final);
     hp_spin_unlock(&pass_lock);
+}
+
+/* Between regular passes: recycle the records and states of threads that have left /proc, and
+ * nothing else (no readings, no discoveries, no history point). */
+static void retire_ended(void)
+{
+    hp_spin_lock(&pass_lock);
+    if (hp_platform_may_open_files() && hp_platform_list_tasks(&tids, &ntids, &cap_tids) == 0) {
+        hp_sort(tids, ntids, sizeof *tids, cmp_int);
+        hp_registry_lock();
+        reconcile(0);
+        hp_registry_unlock();
+    }
+    hp_spin_unlock(&pass_lock);
+}
+
+void hp_sampler_retire_soon(void)
+{
+    if (atomic_exchange(&retire_requested, 1)) return;
+    atomic_store(&wake_word, 1);
+    hp_platform_wake(&wake_word);
 }
 
 static uint64_t start_cpu_ns;      /* the profiler's start, on the main thread */
@@ -283,10 +307,16 @@ static void *sampler_main(void *arg)
     atomic_store(&sampler_tid, hp_platform_gettid());
     hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
     uint64_t last_checkpoint = hp_now_ns();
+    uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
     for (;;) {
-        unsigned ms = hp_config.interval_ms;
-        if (!atomic_load(&settled) && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
-        struct timespec interval = { ms / 1000, (long)(ms % 1000) * 1000000 };
+        uint64_t now = hp_now_ns();
+        if (!next_pass) {
+            unsigned ms = hp_config.interval_ms;
+            if (!atomic_load(&settled) && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
+            next_pass = now + (uint64_t)ms * 1000000u;
+        }
+        uint64_t left = next_pass > now ? next_pass - now : 0;
+        struct timespec interval = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
         hp_platform_wait(&wake_word, 0, &interval);
         atomic_store(&wake_word, 0);
         if (atomic_exchange(&report_requested, 0)) {
@@ -296,6 +326,11 @@ static void *sampler_main(void *arg)
             hp_platform_wake(&done_word);
             continue;
         }
+        if (atomic_exchange(&retire_requested, 0) && hp_now_ns() < next_pass) {
+            retire_ended();
+            continue;
+        }
+        next_pass = 0;
         if (!atomic_load(&settled)) {
             atomic_store(&settled, 1);
             if (settled_callback) settled_callback();
@@ -310,7 +345,7 @@ static void *sampler_main(void *arg)
             exit(0);
         }
         hp_history_record();
-        uint64_t now = hp_now_ns();
+        now = hp_now_ns();
         if (hp_config.checkpoint_s && hp_platform_may_open_files() && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {
             checkpoint_callback();
             last_checkpoint = now;
@@ -342,6 +377,7 @@ void hp_sampler_restart_in_child(void)
     start_cpu_ns = 0;          /* the parent's start */
     atomic_store(&report_requested, 0);
     atomic_store(&report_started, 0);
+    atomic_store(&retire_requested, 0);
     atomic_store(&launched, 0);
     atomic_store(&wake_word, 0);
     atomic_store(&done_word, 0);

@@ -32,6 +32,9 @@ void hp_sampler_note_start_cpu(uint64_t ns);
  * _exit called from one). Async-signal-safe; returns 0 when the report was written, -1 when the
  * sampler did not (not running, the caller is the sampler, or out of time). */
 int hp_sampler_write_report(int start_ms, int finish_ms);
+/* Many threads ended since the last pass (hp_registry_exit said so): have the sampler recycle
+ * the records of those gone from the process now, rather than at its next pass. */
+void hp_sampler_retire_soon(void);
 /* Whether tid is one of the profiler's own threads. */
 int hp_is_profiler_tid(int tid);
 /* The main thread called pthread_exit: glibc ends the process with exit(0) when its last thread

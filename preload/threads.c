@@ -25,9 +25,10 @@ static void thread_ends(void *unused)
     hp_cpu_thread_end(t);
     int saved = errno;
     struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+    if (getrusage(RUSAGE_THREAD, &ru) == 0 &&
         hp_registry_exit(t, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
-                         (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u);
+                         (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u))
+        hp_sampler_retire_soon();
     errno = saved;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../collectors/registry.h"
+#include "../collectors/sampler.h"
 #include "../collectors/thread_start.h"
 #include "darwin.h"
 
@@ -27,8 +28,9 @@ void hp_thread_ends(void *state)
     thread_basic_info_data_t info;
     mach_msg_type_number_t count = THREAD_BASIC_INFO_COUNT;
     if (thread_info(pthread_mach_thread_np(pthread_self()), THREAD_BASIC_INFO, (thread_info_t)&info,
-                    &count) == KERN_SUCCESS)
-        hp_registry_exit(t, time_value_ns(info.user_time), time_value_ns(info.system_time));
+                    &count) == KERN_SUCCESS &&
+        hp_registry_exit(t, time_value_ns(info.user_time), time_value_ns(info.system_time)))
+        hp_sampler_retire_soon();
     errno = saved;
 }
 
