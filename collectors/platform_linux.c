@@ -152,15 +152,29 @@ void hp_platform_name_self(const char *name)
     syscall(SYS_prctl, PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);   /* not the hook's */
 }
 
-int hp_platform_dup_high(int fd)
+/* The profiler's descriptors go 64 below the soft limit, but no higher than 1024, past the
+ * numbers a select() program may use: the kernel sizes a process's descriptor table to its
+ * highest number and copies it at every fork, so a copy of stderr at 19,936 made each fork of a
+ * preloaded shell copy 160 KB of table (1M-descriptor limits, as in containers, would make it
+ * 8 MB). */
+#define HIGH_FLOOR_MAX 1024
+
+int hp_platform_high_floor(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
-    long floor;
-    if (rl.rlim_cur == RLIM_INFINITY) floor = 1000;
-    else if (rl.rlim_cur >= 256) floor = (long)rl.rlim_cur - 64;
-    else if (rl.rlim_cur >= 32) floor = (long)rl.rlim_cur - 4;   /* the top: the stderr copy, a pipe */
-    else return -1;                      /* every descriptor belongs to the program */
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur - 64 > HIGH_FLOOR_MAX) return HIGH_FLOOR_MAX;
+    return rl.rlim_cur >= 256 ? (int)rl.rlim_cur - 64 : -1;
+}
+
+int hp_platform_dup_high(int fd)
+{
+    int floor = hp_platform_high_floor();
+    if (floor < 0) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 32) return -1;  /* all the program's */
+        floor = (int)rl.rlim_cur - 4;    /* the top: the stderr copy, a pipe */
+    }
     return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 }
 

@@ -1,6 +1,6 @@
 /* http_server.c — see http_server.h. One thread polls the listener and at most MAX_CLIENTS
  * connections; the rest wait in the listen backlog. Every descriptor is moved above the program's
- * usual range (RLIMIT_NOFILE - 64) and close-on-exec; under a limit below 256 the server holds
+ * usual range (hp_platform_high_floor) and close-on-exec; under a limit below 256 the server holds
  * none and waits. A listener the program closed (closefrom, close_range) is noticed and made again
  * a second later. Responses always end the connection (Connection: close). */
 #define _GNU_SOURCE
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -103,19 +102,9 @@ static void sys_close(int fd)
     if (fd >= 0) syscall(SYS_close, fd);
 }
 
-/* The lowest number the server's descriptors may take, -1 when it may hold none. */
-static int fd_base(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
-    if (rl.rlim_cur == RLIM_INFINITY) return 1000;
-    if (rl.rlim_cur < 256) return -1;
-    return (int)rl.rlim_cur - 64;
-}
-
 static int move_high(int fd)
 {
-    int base = fd_base();
+    int base = hp_platform_high_floor();
     int high = base < 0 ? -1 : (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base);
     sys_close(fd);
     return high;
@@ -153,7 +142,7 @@ static int new_socket(void)
 
 static int open_listener(void)
 {
-    if (fd_base() < 0) return -1;
+    if (hp_platform_high_floor() < 0) return -1;
     int fd = new_socket();
     if (fd < 0) return -1;
     unsigned want = port ? port : hp_config.metrics_port;
@@ -391,7 +380,7 @@ static void accept_one(uint64_t now)
     for (int i = 0; i < MAX_CLIENTS && !c; i++)
         if (clients[i].fd < 0) c = &clients[i];
     if (!c) return;
-    if (fd_base() < 0) return;      /* the limit fell: check_listener closes the listener next */
+    if (hp_platform_high_floor() < 0) return;      /* the limit fell: check_listener closes the listener next */
     int fd = (int)syscall(SYS_accept4, listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     fd = move_high(fd);
@@ -460,7 +449,7 @@ static void write_response(struct client *c, uint64_t now)
 /* The listener is still ours; if the program closed it, make it again a moment later. */
 static void check_listener(uint64_t now)
 {
-    if (listen_fd >= 0 && fd_base() < 0) {       /* the limit fell under 256: hold nothing */
+    if (listen_fd >= 0 && hp_platform_high_floor() < 0) {       /* the limit fell under 256: hold nothing */
         if (still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
         listen_fd = -1;
         for (int i = 0; i < MAX_CLIENTS; i++) drop(&clients[i]);

@@ -6,8 +6,9 @@
  *   sleep N    allocate, then sleep N milliseconds (for checkpoints)
  *   lockfirst  lock a new mutex (the profiler takes its first-lock stack), then open a file:
  *              prints the number it got (3 expected)
- *   takeover   close every descriptor from 3 up, open a file and dup2 it onto the top 64
- *              numbers (where the profiler keeps libunwind's pipe), write "mine\n", then make the
+ *   takeover   close every descriptor from 3 up, open a file and dup2 it onto the 64 numbers
+ *              from 64 below the limit, or from 1024 under a higher limit (where the profiler
+ *              keeps libunwind's pipe), write "mine\n", then make the
  *              profiler unwind stacks (allocations, new locks, CPU in two threads): prints the
  *              file's size, its offset, how many of the 64 numbers still name it and how many
  *              of them close
@@ -70,8 +71,8 @@ static int takeover(void)
     int fd = mkstemp(path);
     if (fd < 0) return 2;
     unlink(path);
-    int top = (int)rl.rlim_cur;
-    for (int n = top - 64; n < top; n++)
+    int low = rl.rlim_cur - 64 > 1024 ? 1024 : (int)rl.rlim_cur - 64, top = low + 64;
+    for (int n = low; n < top; n++)
         if (dup2(fd, n) != n) return 3;
     if (write(fd, "mine\n", 5) != 5) return 4;
     pthread_t a, b;
@@ -82,10 +83,10 @@ static int takeover(void)
     struct stat file, other;
     fstat(fd, &file);
     int same = 0;
-    for (int n = top - 64; n < top; n++)
+    for (int n = low; n < top; n++)
         same += fstat(n, &other) == 0 && other.st_ino == file.st_ino && other.st_dev == file.st_dev;
     int closed = 0;                     /* the numbers are the program's: it may close them */
-    for (int n = top - 64; n < top; n++) closed += close(n) == 0;
+    for (int n = low; n < top; n++) closed += close(n) == 0;
     printf("size %lld offset %lld same %d closed %d\n", (long long)file.st_size,
            (long long)lseek(fd, 0, SEEK_CUR), same, closed);
     return 0;
