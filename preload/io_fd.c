@@ -124,7 +124,7 @@ HP_EXPORT int close(int fd)
     }
     if (__builtin_expect(hp_own_pipe_lost(fd), 0) && guarded()) return 0;   /* the program's now */
     if (hp_io_thread()) hp_io_close(fd);
-    if (fd == 2) hp_report_stderr_replaced();
+    if (fd == 2) hp_report_stderr_replaced(1);
     return hp_hot.io.close(fd);
 }
 
@@ -145,7 +145,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
-    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_report_stderr_replaced();
+    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_report_stderr_replaced(1);
     if (first <= last && !guarded()) return close_range_sparing(first, last, flags);
     return hp_hot.io.close_range(first, last, flags);
 }
@@ -157,7 +157,7 @@ HP_EXPORT void closefrom(int low)
         return;
     }
     unsigned first = (unsigned)(low < 0 ? 0 : low);
-    if (first <= 2) hp_report_stderr_replaced();
+    if (first <= 2) hp_report_stderr_replaced(1);
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
     int own[2];
     if (guarded() || hp_own_pipe_within(first, UINT_MAX, own) == 0) {
@@ -190,7 +190,7 @@ HP_EXPORT int dup(int fd)
 static inline void taking(int newfd)
 {
     if (__builtin_expect(hp_own_pipe_has(newfd), 0) && !guarded()) hp_own_pipe_give(newfd);
-    if (newfd == 2) hp_report_stderr_replaced();
+    if (newfd == 2) hp_report_stderr_replaced(0);
 }
 
 HP_EXPORT int dup2(int oldfd, int newfd)

@@ -44,6 +44,7 @@ static int stderr_copy = -1;
 static int stderr_gone;               /* fd 2 was not open at start, or a daemon let it go: a
                                        * later fd 2 is the program's, not the report's */
 static _Atomic int new_session;       /* a session leader: hp_report_new_session */
+static int fork_child;                /* this image began as a fork child (no exec since) */
 static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
@@ -98,13 +99,21 @@ void hp_report_new_session(void)
     atomic_store(&new_session, 1);
 }
 
-void hp_report_stderr_replaced(void)
+void hp_report_stderr_replaced(int closed)
 {
-    if (atomic_load(&new_session)) hp_report_detach_stderr();
+    if (atomic_load(&new_session)) {
+        hp_report_detach_stderr();
+        return;
+    }
+    struct stat st;
+    if (stderr_copy < 0 || fstat(stderr_copy, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
+    if (!closed) close_stderr_copy();
+    else if (fork_child) hp_report_detach_stderr();
 }
 
 void hp_report_child_identity(int pid, uint64_t start_ns)
 {
+    fork_child = 1;
     report_pid = pid;
     report_start_ns = start_ns;
     report_image = 0;

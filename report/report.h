@@ -27,8 +27,15 @@ void hp_report_detach_stderr(void);
 int hp_report_release_stderr(void);
 /* setsid succeeded: from now on fd 2's replacement detaches stderr (hp_report_stderr_replaced). */
 void hp_report_new_session(void);
-/* The program closed or replaced fd 2. */
-void hp_report_stderr_replaced(void);
+/* The program closed fd 2 (closed = 1) or put another file there (dup2, dup3). A process that goes
+ * on after that must not hold the original stderr open for it when that is a pipe or a socket:
+ * whoever reads the other end (out=$(prog 2>&1), a test runner capturing output) waits for every
+ * writer to let go, and a background child that sent its output to /dev/null would keep it
+ * waiting until the child ends. So the copy is let go of when fd 2 is replaced (the report then
+ * goes to the new fd 2), and when a fork child closes it (the report then goes nowhere). The
+ * program's own process closing fd 2 keeps the copy: programs do that just before they exit
+ * (gnulib's close_stdout), and it is where the report goes. */
+void hp_report_stderr_replaced(int closed);
 /* The process image number (%n): 0 before any exec, carried across exec. */
 void hp_report_set_image(unsigned image);
 unsigned hp_report_image(void);

@@ -264,3 +264,18 @@ def test_daemon_does_not_hold_the_callers_stderr_pipe():
         took = time.monotonic() - start
         assert r.returncode == 0, (mode, r.returncode)
         assert took < 2.5, (mode, took)   # the daemon lives 3 s
+
+
+def test_background_child_that_drops_its_output_holds_no_pipe_open():
+    """A fork child that points its stderr elsewhere (`f >/dev/null 2>&1 &`) or closes it, and
+    lives on, kept the caller's pipe open through the profiler's copy of stderr: out=$(...) and
+    subprocess.run(capture_output=True) waited until the child ended. The shell's own report
+    still reaches the pipe."""
+    for script in ('f() { sleep 3; }; f >/dev/null 2>&1 & echo started',
+                   '( exec 1>&- 2>&-; sleep 3 ) & echo started'):
+        start = time.monotonic()
+        r = run(["bash", "-c", script], fmt="table")
+        took = time.monotonic() - start
+        assert r.returncode == 0 and r.stdout == b"started\n", (script, r.stdout, r.stderr[-300:])
+        assert took < 2, (script, took)      # the child lives 3 s
+        assert b"[hotpath] pid" in r.stderr, r.stderr[-300:]
