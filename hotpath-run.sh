@@ -96,11 +96,11 @@ esac
 
 while [ "$#" -gt 0 ]; do
     case "$1" in
-        -o|--output)   need_value "$@"; export HOTPATH_OUTPUT_PATH="$2"; shift 2 ;;
+        -o|--output)   need_value "$@"; export_path HOTPATH_OUTPUT_PATH "$2"; shift 2 ;;
         -f|--format)   need_value "$@"; export HOTPATH_OUTPUT_FORMAT="$2"; shift 2 ;;
         -i|--interval) need_value "$@"; export HOTPATH_THREADS_INTERVAL_MS="$2"; shift 2 ;;
         -l|--limit)    need_value "$@"; export HOTPATH_LIMIT="$2"; shift 2 ;;
-        --output=*)    export HOTPATH_OUTPUT_PATH="${1#*=}"; shift ;;
+        --output=*)    export_path HOTPATH_OUTPUT_PATH "${1#*=}"; shift ;;
         --format=*)    export HOTPATH_OUTPUT_FORMAT="${1#*=}"; shift ;;
         --interval=*)  export HOTPATH_THREADS_INTERVAL_MS="${1#*=}"; shift ;;
         --limit=*)     export HOTPATH_LIMIT="${1#*=}"; shift ;;

@@ -25,6 +25,19 @@ def test_options_reach_the_profiler():
     assert "(1/5)" in p.stderr.decode(), p.stderr
 
 
+def test_a_relative_output_path_is_where_hotpath_run_was_started():
+    """-o rel-%p.%n.json was resolved by each process against its own directory when it wrote its
+    report, so a program that changed directory, and every child started elsewhere, left reports
+    in the trees they worked in (found in a git work tree by a sweep)."""
+    with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as there:
+        p = subprocess.run([RUN, "-f", "json", "-o", "rel-%p.%n.json", "bash", "-c", 'cd "$1" && exec /bin/true',
+                            "_", there], cwd=here, env=clean_env(preload=False), capture_output=True)
+        assert p.returncode == 0, p.stderr
+        names = sorted(os.listdir(here))            # bash's report and true's, one pid
+        assert os.listdir(there) == [] and len(names) == 2, (names, os.listdir(there))
+        assert [n.split(".")[1] for n in names] == ["0", "1"], names
+
+
 def test_preload_goes_first_and_keeps_the_users_entries():
     env = {"LD_PRELOAD": "libc.so.6"}
     p = subprocess.run([RUN, "-f", "none", "sh", "-c", 'echo "$LD_PRELOAD"'],
