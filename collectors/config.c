@@ -291,15 +291,30 @@ void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
                  "functions_alloc; -name removes one)", "all");
 }
 
+/* Without %n, an image after an exec would write over the file of the one before it (same pid):
+ * ".N" goes before the last component's extension instead (r-42.json, r-42.1.json). */
+static int add_image(char *out, unsigned n, unsigned image, unsigned out_size)
+{
+    char *base = strrchr(out, '/'), *dot = strrchr(base ? base + 1 : out, '.');
+    unsigned at = dot && dot != (base ? base + 1 : out) ? (unsigned)(dot - out) : n;
+    char num[24];
+    int len = snprintf(num, sizeof num, ".%u", image);
+    if (n + (unsigned)len >= out_size) return -1;
+    memmove(out + at + len, out + at, n - at + 1);
+    memcpy(out + at, num, (size_t)len);
+    return 0;
+}
+
 int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size)
 {
     unsigned n = 0;
+    int has_image = 0;
     if (out_size == 0) return -1;       /* not even room for the terminator */
     for (const char *p = pattern; *p; p++) {
         char num[24];
         const char *add = num;
         if (p[0] == '%' && p[1] == 'p') { snprintf(num, sizeof num, "%d", pid); p++; }
-        else if (p[0] == '%' && p[1] == 'n') { snprintf(num, sizeof num, "%u", image); p++; }
+        else if (p[0] == '%' && p[1] == 'n') { snprintf(num, sizeof num, "%u", image); p++; has_image = 1; }
         else if (p[0] == '%' && p[1] == '%') { num[0] = '%'; num[1] = 0; p++; }
         else { num[0] = *p; num[1] = 0; }
         size_t len = strlen(add);
@@ -308,5 +323,5 @@ int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsi
         n += (unsigned)len;
     }
     out[n] = 0;
-    return 0;
+    return image > 0 && !has_image && n > 0 ? add_image(out, n, image, out_size) : 0;
 }

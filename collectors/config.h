@@ -63,7 +63,8 @@ typedef const char *(*hp_getenv_fn)(const char *name);
 typedef void (*hp_warn_fn)(const char *line);
 
 void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn);
-/* Expand %p (pid), %n (process image number) and %% in an output path; 0, or -1 if too long. */
+/* Expand %p (pid), %n (process image number) and %% in an output path; 0, or -1 if too long.
+ * A path without %n gets ".N" before its extension for images after the first (N > 0). */
 int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size);
 
 extern struct hp_config hp_config;

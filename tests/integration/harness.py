@@ -53,7 +53,8 @@ def validate(report):
 
 
 def run(cmd, env=None, fmt="json", timeout=120, preload=True, input=None):
-    """Run cmd under the preload, reports as JSON files in a fresh directory (one per pid)."""
+    """Run cmd under the preload, reports as JSON files in a fresh directory (one per pid, its last
+    image's)."""
     out_dir = tempfile.mkdtemp(prefix="hotpath-test-")
     try:
         extra = {"HOTPATH_OUTPUT_FORMAT": fmt}
@@ -62,12 +63,17 @@ def run(cmd, env=None, fmt="json", timeout=120, preload=True, input=None):
         extra.update(env or {})
         proc = subprocess.run(cmd, env=clean_env(extra, preload), capture_output=True, timeout=timeout,
                               input=input)
-        reports = {}
+        reports, images = {}, {}
         for name in os.listdir(out_dir):
             with open(os.path.join(out_dir, name), "rb") as f:
                 data = f.read()
             report = json.loads(data.decode("utf-8"))   # strict: the bytes must be UTF-8
-            reports[int(name.split(".")[0])] = validate(report)
+            # PID.json, or PID.N.json for the image after the N-th exec: the last image's is kept
+            parts = name.split(".")
+            pid, image = int(parts[0]), int(parts[1]) if len(parts) == 3 else 0
+            validate(report)
+            if image >= images.get(pid, -1):
+                reports[pid], images[pid] = report, image
         return Run(proc, reports)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)

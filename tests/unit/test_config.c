@@ -748,13 +748,29 @@ START_TEST(expand_path)
     ck_assert_str_eq(out, "100%");
     ck_assert_int_eq(hp_expand_path("%p.%n.%%p.%%%p", 42, 7, out, sizeof out), 0);
     ck_assert_str_eq(out, "42.7.%p.%42");
-    ck_assert_int_eq(hp_expand_path("plain", 42, 7, out, sizeof out), 0);
+    ck_assert_int_eq(hp_expand_path("plain", 42, 0, out, sizeof out), 0);
     ck_assert_str_eq(out, "plain");
     ck_assert_int_eq(hp_expand_path("", 42, 7, out, sizeof out), 0);
     ck_assert_str_eq(out, "");
     /* unknown or trailing % are kept as written */
-    ck_assert_int_eq(hp_expand_path("a%xb%", 42, 7, out, sizeof out), 0);
+    ck_assert_int_eq(hp_expand_path("a%xb%", 42, 0, out, sizeof out), 0);
     ck_assert_str_eq(out, "a%xb%");
+    /* without %n, an image after an exec gets its number before the extension, not the same file */
+    ck_assert_int_eq(hp_expand_path("/tmp/r-%p.json", 42, 0, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/r-42.json");
+    ck_assert_int_eq(hp_expand_path("/tmp/r-%p.json", 42, 2, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/tmp/r-42.2.json");
+    ck_assert_int_eq(hp_expand_path("plain", 42, 7, out, sizeof out), 0);
+    ck_assert_str_eq(out, "plain.7");
+    ck_assert_int_eq(hp_expand_path("/a.d/.hidden", 42, 1, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/a.d/.hidden.1");
+    ck_assert_int_eq(hp_expand_path("/a.d/r", 42, 1, out, sizeof out), 0);
+    ck_assert_str_eq(out, "/a.d/r.1");
+    ck_assert_int_eq(hp_expand_path("r-%p.tar.gz", 42, 3, out, sizeof out), 0);
+    ck_assert_str_eq(out, "r-42.tar.3.gz");
+    ck_assert_int_eq(hp_expand_path("r.json", 42, 3, out, 9), 0);    /* "r.3.json" fits in 9 */
+    ck_assert_str_eq(out, "r.3.json");
+    ck_assert_int_eq(hp_expand_path("r.json", 42, 3, out, 8), -1);
     ck_assert_int_eq(hp_expand_path("%n", 1, 4294967295u, out, sizeof out), 0);
     ck_assert_str_eq(out, "4294967295");
 }
