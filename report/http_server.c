@@ -622,7 +622,17 @@ void hp_server_launch(void)
 {
     hp_server_start_child_now();
     if (!atomic_exchange(&wanted, 0) || atomic_load(&given_up)) return;
-    if (launch() != 0) warn_line("hotpath: could not start the metrics server thread");
+    if (launch() != 0) {
+        warn_line("hotpath: could not start the metrics server thread");
+        return;
+    }
+    /* The sampler, which calls this, next looks for a thread of the program's still alive (after
+     * main's pthread_exit): the new thread must be known as the profiler's by then. It says its
+     * tid first thing. */
+    for (int i = 0; i < 1000 && !atomic_load(&server_tid); i++) {
+        struct timespec pause = { 0, 100000 };
+        nanosleep(&pause, NULL);
+    }
 }
 
 void hp_server_unregister(void)
