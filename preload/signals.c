@@ -1,7 +1,10 @@
-/* signals.c — signal dispositions (DESIGN.md rules 11, 14): where the program leaves an ending
- * signal (SIGTERM, SIGINT, SIGHUP, and the fatal SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) at its
- * default action, the profiler's handler has the report written, then dies the same death. The
- * program reads back SIG_DFL, and the moment it installs a handler of its own, its handler wins. */
+/* signals.c — signal dispositions (DESIGN.md rules 11, 14): where the program leaves a signal
+ * whose default action ends the process (SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM,
+ * SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS, and the fatal SIGSEGV, SIGBUS, SIGABRT,
+ * SIGFPE, SIGILL) at that default, the profiler's handler has the report written, then dies the
+ * same death. The program reads back SIG_DFL, and the moment it installs a handler of its own,
+ * its handler wins. Left alone: SIGTRAP (debuggers), SIGKILL and SIGSTOP (cannot be caught) and
+ * the real-time signals (glibc's own use some). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -18,8 +21,10 @@
 #define REPORT_START_MS 2000
 #define REPORT_TIMEOUT_MS 2000
 
-/* Ending signals whose default action kills the process: reported first, then the same death. */
-static const int report_signals[] = { SIGTERM, SIGINT, SIGHUP,
+/* Ending signals whose default action kills the process: reported first, then the same death.
+ * SIGPIPE is how a pipeline's producer usually ends (git log | head). */
+static const int report_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM,
+                                      SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS,
                                       SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 
 static hp_spinlock signals_lock = HP_SPINLOCK_INIT;

@@ -286,3 +286,17 @@ def test_background_child_that_drops_its_output_holds_no_pipe_open():
         assert r.returncode == 0 and r.stdout == b"started\n", (script, r.stdout, r.stderr[-300:])
         assert took < 2, (script, took)      # the child lives 3 s
         assert b"[hotpath] pid" in r.stderr, r.stderr[-300:]
+
+
+def test_pipeline_producer_and_other_ending_signals_report_and_die_the_same():
+    """SIGPIPE is how a pipeline's producer usually ends (git log | head); SIGUSR1, SIGALRM and
+    the other signals whose default action ends the process ended it with no report."""
+    r = run(["bash", "-c", "yes | head -1; echo ${PIPESTATUS[0]}"])
+    assert r.returncode == 0 and r.stdout == b"y\n141\n", (r.stdout, r.stderr[-300:])
+    ended = {rep["argv"][0]: rep["ended_by_signal"] for rep in r.reports.values()}
+    assert ended.get("yes") == "SIGPIPE" and ended.get("head") is None, ended
+    r = run(["bash", "-c", "sleep 5 & p=$!; sleep 0.3; kill -USR1 $p; wait $p; echo $?"])
+    assert r.returncode == 0 and r.stdout == b"138\n", (r.stdout, r.stderr[-300:])
+    ended = sorted((rep["argv"][0], rep["argv"][-1], rep["ended_by_signal"] or "") for rep in r.reports.values())
+    assert ended == [("bash", "sleep 5 & p=$!; sleep 0.3; kill -USR1 $p; wait $p; echo $?", ""),
+                     ("sleep", "0.3", ""), ("sleep", "5", "SIGUSR1")], ended
