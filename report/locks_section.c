@@ -242,6 +242,16 @@ static void distinct_names(struct lock_row *rows, unsigned n)
     hp_free(by);
 }
 
+/* Acquired, waited for or timed out on in this process image: a fork child keeps its parent's
+ * records with their counters at zero, and a record made for a failed trylock has none either. */
+static int lock_used(struct hp_lock *l)
+{
+    for (int m = 0; m < 2; m++)
+        if (hp_lk_get(&l->mode[m].locks) || hp_lk_get(&l->mode[m].contended) || hp_lk_get(&l->mode[m].timeouts))
+            return 1;
+    return 0;
+}
+
 /* Rows of one kind, merged and sorted by total wait. */
 static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *count)
 {
@@ -252,7 +262,9 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
     struct lock_row *rows = NULL;
     struct acc *acc = hp_alloc(2 * sizeof *acc);
     if (!locks || !acc) goto out;
-    size_t n = hp_locks_list(kind, locks, max);
+    size_t listed = hp_locks_list(kind, locks, max), n = 0;
+    for (size_t i = 0; i < listed; i++)
+        if (lock_used(locks[i])) locks[n++] = locks[i];
     items = hp_alloc((n ? n : 1) * sizeof *items);
     if (!items) goto out;
     for (size_t i = 0; i < n; i++) {
@@ -344,6 +356,14 @@ static int mode_used(const struct mode_figs *f)
     return f->locks || f->contended || f->timeouts;
 }
 
+/* A row's name as the text shows it: with its ordinal where rows' names came out the same. */
+static const char *shown_name(const struct lock_row *r, char *buf, size_t size)
+{
+    if (r->ordinal < 2) return r->name;
+    snprintf(buf, size, "%s #%u", r->name, r->ordinal);
+    return buf;
+}
+
 /* The cells of one row from Inst on (10 cells). */
 static void mode_cells(const struct lock_row *r, const struct mode_figs *f, char c[10][HP_FMT_MAX])
 {
@@ -382,9 +402,9 @@ static void mutexes_table(const void *snap, struct hp_buf *out, unsigned limit)
     struct hp_table t;
     hp_table_init(&t, 11, headers);
     for (unsigned i = 0; i < shown; i++) {
-        char c[10][HP_FMT_MAX];
+        char c[10][HP_FMT_MAX], name[sizeof s->rows[i].name + 16];
         mode_cells(&s->rows[i], &s->rows[i].mode[HP_MODE_WRITE], c);
-        const char *cells[] = { s->rows[i].name, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
+        const char *cells[] = { shown_name(&s->rows[i], name, sizeof name), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
         hp_table_add_row(&t, cells);
     }
     hp_table_render(&t, out);
@@ -416,9 +436,9 @@ static void rw_locks_table(const void *snap, struct hp_buf *out, unsigned limit)
         static const char *const mode_names[2] = { "write", "read" };
         for (int m = 0; m < 2 && emitted < shown; m++) {
             if (!(m == HP_MODE_WRITE ? w : rd)) continue;
-            char c[10][HP_FMT_MAX];
+            char c[10][HP_FMT_MAX], name[sizeof r->name + 16];
             mode_cells(r, &r->mode[m], c);
-            const char *cells[] = { r->name, mode_names[m], c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
+            const char *cells[] = { shown_name(r, name, sizeof name), mode_names[m], c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
             hp_table_add_row(&t, cells);
             emitted++;
         }

@@ -1,6 +1,7 @@
 """Locks view against known truth: lock counts, contention, hold times, naming, merging, return
 codes, condition waits, rwlock modes, and the lock a deadlocked thread waits on."""
 import os
+import sys
 
 from harness import bare, row, rows, run, target
 
@@ -203,3 +204,30 @@ def test_locks_sections_can_be_left_out():
     assert "mutexes" not in r.report and "rw_locks" not in r.report
     r = run([target("locks_cache")], env={"HOTPATH_REPORT": "mutexes"})
     assert set(r.report) & {"threads", "mutexes", "rw_locks"} == {"mutexes"}
+
+
+def test_a_fork_child_shows_only_the_locks_it_used():
+    """A fork child keeps its parent's lock records with their counters at zero: Python's child
+    listed _PyRuntime+440 and +528 twice, once with 0 locks (the address made again after the
+    fork), found by a sweep."""
+    script = ("import os, threading\n"
+              "t = threading.Thread(target=lambda: sum(range(100000))); t.start(); t.join()\n"
+              "pid = os.fork()\n"
+              "if pid == 0:\n    sum(range(1000)); os._exit(0)\n"
+              "os.waitpid(pid, 0)\n")
+    r = run([sys.executable, "-c", script])
+    assert r.returncode == 0 and len(r.reports) == 2, r.stderr[-300:]
+    for report in r.reports.values():
+        rows = report["mutexes"]["rows"]
+        assert rows and all(x["locks_count"] or x["contended_count"] or x["timeouts_count"] for x in rows), \
+            [(x["name"], x["locks_count"]) for x in rows]
+
+
+def test_rows_of_one_name_are_numbered_in_the_text():
+    """Two locks of one name (a mutex destroyed and made again at its address) made two rows that
+    read the same; the text numbers the second as Prometheus labels do."""
+    r = run([target("live"), "300", "remade"], fmt="table", env={"HOTPATH_MUTEXES_LIMIT": "0"})
+    assert r.returncode == 0, r.stderr[-300:]
+    names = [line.split("|")[1].strip() for line in r.stderr.decode().splitlines()
+             if line.startswith("| lock")]
+    assert sorted(names) == ["lock", "lock #2"], names
