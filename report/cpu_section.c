@@ -112,14 +112,15 @@ static void build(struct cpu_snap *s)
             counted += c;
             uint32_t th = thread_slot(s, st->tag), nseen = 0;
             if (th == UINT32_MAX) break;
+            /* the profiler's own frames (not its hooks: fn_names.c) count for the frame they serve */
             for (uint32_t k = 0; k < st->depth && k < HP_STACK_MAX_DEPTH; k++) {
                 int64_t f = hp_fn_names_of(&s->names, st->frames[k]);
-                if (f < 0) continue;
+                if (f < 0 || hp_fn_is_profiler(&s->names.fns[f])) continue;
                 int dup = 0;
                 for (uint32_t q = 0; q < nseen && !dup; q++) dup = seen[q] == (uint32_t)f;
                 if (dup) continue;
+                add_pair(s, (uint32_t)f, th, nseen == 0 ? c : 0, c);
                 seen[nseen++] = (uint32_t)f;
-                add_pair(s, (uint32_t)f, th, k == 0 ? c : 0, c);
             }
         }
         if (s->v.other) {

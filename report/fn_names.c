@@ -1,6 +1,8 @@
 /* fn_names.c — see fn_names.h. */
+#define _GNU_SOURCE
 #include "fn_names.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +82,18 @@ int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *
     }
 }
 
+/* A frame in one of the profiler's hooks (its fwrite, pthread_mutex_lock) is the function the
+ * program called: it is named by the module of the function it wraps, and counts with it. The
+ * profiler's other functions keep their module (hp_fn_is_profiler). */
+static void as_wrapped(const char *name, char *module, size_t size)
+{
+    Dl_info info;
+    void *wrapped = strncmp(module, "libhotpath", 10) == 0 ? dlsym(RTLD_NEXT, name) : NULL;
+    if (!wrapped || !dladdr(wrapped, &info) || !info.dli_fname) return;
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(module, size, "%s", base ? base + 1 : info.dli_fname);
+}
+
 int64_t hp_fn_names_of(struct hp_fn_names *m, uintptr_t addr)
 {
     if (!m->addr_keys) return -1;
@@ -88,6 +102,7 @@ int64_t hp_fn_names_of(struct hp_fn_names *m, uintptr_t addr)
         if (m->addr_keys[i] == 0) {
             char name[HP_FN_NAME], module[HP_FN_MODULE];
             hp_syms_function(m->syms, (const void *)addr, name, sizeof name, module, sizeof module);
+            as_wrapped(name, module, sizeof module);
             int64_t f = hp_fn_names_intern(m, name, module);
             if (f < 0) return -1;
             if (!m->fns[f].addr) m->fns[f].addr = addr;

@@ -260,3 +260,18 @@ def test_samples_never_write_past_a_small_or_freed_stack():
         assert plain.returncode == 0, (mode, plain.returncode)
         assert profiled.returncode == 0, (mode, profiled.returncode, profiled.stderr[-500:])
         assert plain.stdout == profiled.stdout, (mode, plain.stdout, profiled.stdout)
+
+
+def test_time_in_the_profilers_hooks_counts_for_the_functions_they_wrap():
+    """A sample inside the profiler's pthread_mutex_lock made a row of its own, module
+    libhotpath.so, beside libc's pthread_mutex_lock (a sweep found fwrite, __printf_chk and
+    mutex_slow so). The hooks' frames are the functions the program called; the profiler's other
+    frames count for them."""
+    r = run([target("cpu_burn"), "locks"], env={"HOTPATH_CPU_HZ": "1000"})
+    assert r.returncode == 0, r.stderr[-300:]
+    cpu = r.report["functions_cpu"]
+    assert cpu["samples_count"] >= 100, cpu["samples_count"]
+    rows = {(f["name"], f["module"]): f for f in cpu["functions"]}
+    assert not [k for k in rows if k[1].startswith("libhotpath")], sorted(rows)
+    assert rows[("pthread_mutex_lock", "libc.so.6")]["self_count"] > 0, sorted(rows)
+    assert rows[("main", "cpu_burn")]["total_count"] >= 0.9 * cpu["samples_count"], sorted(rows)

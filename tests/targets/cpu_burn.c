@@ -2,7 +2,8 @@
  * measured itself (getrusage RUSAGE_THREAD, ns); with "exit-early", a thread "early" allocates,
  * burns 0.2 s and ends two seconds before the program does; with "cancelled", a thread
  * "cancelled" allocates and burns until main cancels it, half a second in (its own cleanup
- * handler measures its CPU time as it ends). */
+ * handler measures its CPU time as it ends); with "locks", main locks and unlocks a mutex for
+ * half a second of CPU (time in the profiler's lock hooks). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -71,9 +72,27 @@ static void *cancelled(void *arg)
     return p;
 }
 
+static void lock_loop(double seconds)
+{
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    struct timespec ts;
+    do {
+        for (int i = 0; i < 10000; i++) {
+            pthread_mutex_lock(&m);
+            sink++;
+            pthread_mutex_unlock(&m);
+        }
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    } while (ts.tv_sec + ts.tv_nsec / 1e9 < seconds);
+}
+
 int main(int argc, char **argv)
 {
     pthread_t t;
+    if (argc > 1 && strcmp(argv[1], "locks") == 0) {
+        lock_loop(0.5);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "exit-early") == 0) {
         void *p;
         pthread_create(&t, NULL, early, NULL);
