@@ -495,4 +495,11 @@ void hp_io_fork_child(void)
     for (uint32_t i = 0; i < n; i++) zero(recs[i]);
     zero(&other);
     overflow = 0;
+    /* a descriptor the child inherited open is an instance of its resource here too (its row
+     * showed Inst 0 beside the child's own reads and writes) */
+    struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
+    for (uint32_t fd = 0; fd < tab->cap; fd++) {
+        struct hp_io_res *r = atomic_load_explicit(&tab->slot[fd], memory_order_relaxed);
+        if (r && !r->inst) r->inst = 1;
+    }
 }

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from harness import bare, clean_env, run, target, validate
@@ -262,3 +263,22 @@ def test_io_in_a_handler_on_a_small_alternate_stack():
         assert r.stderr == plain.stderr and b"alternate stack" in r.stderr, r.stderr
         other = [x for x in r.report["io"]["resources"] if x["name"] == "<other>"]
         assert other and other[0]["write"]["op_count"] == 1, r.report["io"]["resources"]
+
+
+def test_a_fork_child_counts_what_it_inherited_open_as_instances():
+    """A fork child's records start from zero, and a descriptor it inherited open showed Inst 0
+    beside the child's own writes to it (`stdout | pipe | 0 | 1 | 6 B`, found by a sweep)."""
+    with TempDir() as d:
+        path = os.path.join(d, "shared.txt")
+        script = ("import os, sys\n"
+                  "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)\n"
+                  "os.write(1, b'parent\\n'); os.write(fd, b'parent\\n')\n"
+                  "pid = os.fork()\n"
+                  "if pid == 0:\n    os.write(1, b'child\\n'); os.write(fd, b'child\\n'); os._exit(0)\n"
+                  "os.waitpid(pid, 0)\n")
+        r = run([sys.executable, "-c", script, path])
+        assert r.returncode == 0 and len(r.reports) == 2, (r.stdout, r.stderr[-300:])
+        for report in r.reports.values():
+            for name in ("stdout", path):
+                row = res(report, name)
+                assert row["write"]["op_count"] == 1 and row["inst_count"] == 1, (name, row["inst_count"])
