@@ -39,12 +39,25 @@ START_TEST(ticks_convert_to_elapsed_nanoseconds)
 }
 END_TEST
 
+START_TEST(one_rate_for_the_conversions_of_a_report)
+{
+    hp_ticks_init();
+    struct timespec pause = { 0, 5 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
+    /* a P95 capped at the max in ticks came out a nanosecond above it once converted */
+    uint64_t big = 68068776ull * 3, first = hp_ticks_to_ns(big);
+    for (int i = 0; i < 1000; i++) ck_assert_uint_eq(hp_ticks_to_ns(big), first);
+    ck_assert_uint_le(hp_ticks_to_ns(big - 1), first);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ticks");
     TCase *tc = tcase_create("core");
     HP_ADD(tc, tsc_chosen_where_cpuid_says_invariant);
     HP_ADD(tc, ticks_convert_to_elapsed_nanoseconds);
+    HP_ADD(tc, one_rate_for_the_conversions_of_a_report);
     suite_add_tcase(s, tc);
     return s;
 }
