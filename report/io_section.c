@@ -16,6 +16,7 @@
 struct dir_row {
     uint64_t ops, bytes, errors, total_ns, flush_ns, max_ns, p95_ns, p99_ns;
     uint64_t timed_ns;                 /* the timed calls' own time: the histogram's sum */
+    uint64_t timed_ops;                /* how many calls were timed */
     uint64_t le[HP_PROM_LE + 1];       /* Prometheus buckets of the timed calls */
 };
 
@@ -47,6 +48,7 @@ static void take_dir(struct io_snap *s, const struct hp_io_dir *d, const struct 
         timed += s->hist[i];
     }
     out->ops = timed + LOAD(d->untimed) + LOAD(own->untimed);
+    out->timed_ops = timed;
     out->bytes = LOAD(d->bytes) + LOAD(own->bytes);
     out->errors = LOAD(d->errors) + LOAD(own->errors);
     uint64_t max = LOAD(d->max_ticks), own_max = LOAD(own->max_ticks);
@@ -179,7 +181,7 @@ static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limi
         u64_text(ops, d->ops);
         hp_fmt_bytes(bytes, (int64_t)d->bytes);
         hp_fmt_rate(rate, d->bytes, d->total_ns);
-        if (d->ops && d->total_ns) hp_fmt_duration(avg, d->total_ns / d->ops);
+        if (d->timed_ops) hp_fmt_duration(avg, d->timed_ns / d->timed_ops);
         if (d->p95_ns) hp_fmt_duration(p95, d->p95_ns);
         hp_fmt_duration(tot, d->total_ns + (write ? r->sync_ns : 0));
         u64_text(syncs, r->syncs);
@@ -213,7 +215,7 @@ static void dir_json(struct hp_json *j, const char *key, const struct dir_row *d
     hp_json_u64(j, "error_count", d->errors);
     hp_json_u64(j, "total_ns", d->total_ns);
     hp_json_u64(j, "flush_ns", d->flush_ns);
-    hp_json_u64(j, "avg_ns", d->ops ? d->total_ns / d->ops : 0);
+    hp_json_u64(j, "avg_ns", d->timed_ops ? d->timed_ns / d->timed_ops : 0);
     hp_json_u64(j, "p95_ns", d->p95_ns);
     hp_json_u64(j, "p99_ns", d->p99_ns);
     hp_json_u64(j, "max_ns", d->max_ns);
