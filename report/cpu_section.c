@@ -158,6 +158,10 @@ static void build(struct cpu_snap *s)
         f->self += s->pairs[i].self;
         f->total += s->pairs[i].total;
     }
+    w = 0;   /* the profiler's own functions were named but count for the frames they serve */
+    for (uint32_t i = 0; i < s->nfns; i++)
+        if (s->fns[i].npairs) s->fns[w++] = s->fns[i];
+    s->nfns = w;
     hp_sort(s->fns, s->nfns, sizeof *s->fns, by_self);
     name_threads(s);
 }
