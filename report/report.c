@@ -186,12 +186,33 @@ static unsigned take_snapshots(struct taken *out, uint32_t sections)
     return n;
 }
 
+/* The command line in the text header: the arguments tell apart the processes of one program
+ * (git's helpers, a shell's commands). On one line: control characters become '?', and past
+ * HEADER_ARGS bytes it is cut (at a character's start) with "…". */
+#define HEADER_ARGS 72
+
+static void header_command(struct hp_buf *out)
+{
+    hp_buf_puts(out, command());
+    size_t used = 0;
+    for (int i = 1; i < report_argc; i++) {
+        hp_buf_putc(out, ' ');
+        for (const unsigned char *p = (const unsigned char *)report_argv[i]; *p; p++, used++) {
+            if (used >= HEADER_ARGS && (*p & 0xC0) != 0x80) {
+                hp_buf_puts(out, "…");
+                return;
+            }
+            hp_buf_putc(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+        }
+    }
+}
+
 static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed)
 {
     char dur[HP_FMT_MAX];
     hp_fmt_duration(dur, elapsed);
     hp_buf_printf(out, "[hotpath] pid %d | ", report_pid);
-    hp_buf_puts(out, command());
+    header_command(out);
     hp_buf_printf(out, " | %s |", dur);
     for (unsigned i = 0; i < n; i++) hp_buf_printf(out, "%s %s", i ? "," : "", t[i].section->title);
     if (n == 0) hp_buf_puts(out, " no sections");

@@ -189,3 +189,15 @@ def test_profiler_memory_counts_what_is_resident():
     assert r.returncode == 0, r.stderr
     memory = r.report["profiler"]["memory_bytes"]
     assert 64 * 1024 < memory < 4 * 2**20, memory
+
+
+def test_text_header_shows_the_command_line_on_one_line():
+    """The header named only argv[0], so git's helpers (all /usr/lib/git-core/git) and a shell's
+    commands read alike (found by a sweep). It now has the arguments, control characters as '?'
+    and cut past 72 bytes."""
+    r = run(["/bin/echo", "one", "two\nthree"], fmt="table")
+    header = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
+    assert len(header) == 1 and " | /bin/echo one two?three | " in header[0], header
+    r = run(["/bin/echo", "x" * 100], fmt="table")
+    header = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
+    assert " | /bin/echo " + "x" * 72 + "… | " in header[0], header
