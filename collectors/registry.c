@@ -169,10 +169,18 @@ void hp_registry_unreserve(uint32_t rec)
     hp_spin_unlock(&lock);
 }
 
+static _Atomic uint32_t listings;
+
+uint32_t hp_registry_listing(void)
+{
+    return atomic_fetch_add(&listings, 1);
+}
+
 static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsigned long pthread,
                          uint64_t cpu_ns, uint64_t now_ns)
 {
     r->tid = tid;
+    r->tid_listing = atomic_load(&listings);
     r->pthread = pthread;
     r->state = t;
     r->base_cpu_ns = cpu_ns;

@@ -21,6 +21,7 @@ struct hp_counts {
 
 struct hp_record {
     int tid;                        /* 0 until the thread has started */
+    uint32_t tid_listing;           /* hp_registry_listing's count when tid was set */
     uint32_t index;                 /* creation order; the main thread is 0 */
     uint32_t slot;                  /* where the record lives (slots are reused once folded) */
     uint32_t next_slot;             /* link in the free list or the exited-thread queue */
@@ -92,6 +93,9 @@ struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu
 void hp_registry_give_states(struct hp_thread *states, size_t n);
 /* A profiler thread: a state with the guard set for life, and no record. */
 struct hp_thread *hp_registry_profiler_state(void);
+/* The sampler is about to list the process's threads: returns that listing's number. A record
+ * whose tid was set after (tid_listing above it) may be missing from the listing while alive. */
+uint32_t hp_registry_listing(void);
 /* The sampler saw a thread it does not know (caller holds the lock). */
 void hp_registry_discover(int tid, const char *process_comm);
 /* The calling thread ends: its final CPU times. Its record and state are recycled once the

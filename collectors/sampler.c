@@ -88,8 +88,11 @@ int hp_is_profiler_tid(int tid)
 
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced
  * (unless `discover` is 0: a retiring pass between two regular ones would make "twice" a matter of
- * microseconds), and list the live ones to read. Returns how many readings to take. */
-static size_t reconcile(int discover)
+ * microseconds), and list the live ones to read. `listing` is the number hp_registry_listing gave
+ * before the tids were read: a thread that set its tid since may be missing from them, and is
+ * left for the next pass (retired as gone, it would go on with a recycled state). Returns how many
+ * readings to take. */
+static size_t reconcile(int discover, uint32_t listing)
 {
     size_t nwork = 0, nnext = 0;
     if (reserve((void **)&known, &cap_known, ntids, 1) != 0) return 0;
@@ -99,6 +102,10 @@ static size_t reconcile(int discover)
         struct hp_record *r = hp_record_at(i);
         if (r->gone || r->tid == 0) continue;
         long at = find_int(tids, ntids, r->tid);
+        if ((int32_t)(r->tid_listing - listing) > 0) {      /* started since: known, not read */
+            if (at >= 0) known[at] = 1;
+            continue;
+        }
         if (at < 0) { hp_registry_gone(r); continue; }
         known[at] = 1;
         if (r->exited) continue;
@@ -202,6 +209,7 @@ void hp_sample(int final)
         atomic_store(&last_rss, rss);
         atomic_store(&last_peak_rss, peak);
     }
+    uint32_t listing = hp_registry_listing();
     if (hp_platform_list_tasks(&tids, &ntids, &cap_tids) != 0 ||
         reserve((void **)&pending, &cap_pending, ntids + npending, sizeof *pending) != 0) {
         hp_spin_unlock(&pass_lock);
@@ -214,7 +222,7 @@ void hp_sample(int final)
     hp_sort(tids, ntids, sizeof *tids, cmp_int);
 
     hp_registry_lock();
-    size_t nwork = reconcile(1);
+    size_t nwork = reconcile(1, listing);
     hp_registry_unlock();
 
     /* With many threads, reading every stat file every pass costs ~9 µs a thread; CPU clocks
@@ -232,10 +240,11 @@ void hp_sample(int final)
 static void retire_ended(void)
 {
     hp_spin_lock(&pass_lock);
+    uint32_t listing = hp_registry_listing();
     if (hp_platform_may_open_files() && hp_platform_list_tasks(&tids, &ntids, &cap_tids) == 0) {
         hp_sort(tids, ntids, sizeof *tids, cmp_int);
         hp_registry_lock();
-        reconcile(0);
+        reconcile(0, listing);
         hp_registry_unlock();
     }
     hp_spin_unlock(&pass_lock);
