@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,6 +182,19 @@ int hp_platform_dup_high(int fd)
 /* A report written to a pipe whose reader has gone (prog 2>&1 | head -1) must not kill the
  * program with SIGPIPE: it is blocked around the writes (raw calls: the mask hooks are not for
  * us), and the one a write raised is taken back unless the program's own was already pending. */
+/* A program may have made its stderr non-blocking (the descriptor's flags are shared with our
+ * copy of it): a full pipe then fails the write with EAGAIN, and the report was cut at 64 KB.
+ * Wait for room instead, as a blocking write would, but not for ever: 10 s with no room. */
+static int writable(int fd)
+{
+    struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+    struct timespec limit = { 10, 0 };
+    long r;
+    do r = syscall(SYS_ppoll, &pfd, 1UL, &limit, NULL, 0UL);
+    while (r < 0 && errno == EINTR);
+    return r == 1 && (pfd.revents & POLLOUT);
+}
+
 void hp_platform_write_all(int fd, const char *p, size_t n)
 {
     sigset_t pipe_only, old, pending;
@@ -192,6 +206,7 @@ void hp_platform_write_all(int fd, const char *p, size_t n)
     while (n > 0) {
         long w = syscall(SYS_write, fd, p, n);
         if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EAGAIN && writable(fd)) continue;
         if (w < 0 && errno == EPIPE) broken = 1;
         if (w <= 0) break;
         p += w;

@@ -4,7 +4,10 @@ import json
 import os
 import re
 import stat
+import subprocess
+import sys
 import tempfile
+import time
 import unicodedata
 
 from harness import clean_env, row, run, target, validate
@@ -201,3 +204,22 @@ def test_text_header_shows_the_command_line_on_one_line():
     r = run(["/bin/echo", "x" * 100], fmt="table")
     header = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
     assert " | /bin/echo " + "x" * 72 + "… | " in header[0], header
+
+
+def test_report_is_whole_on_a_nonblocking_stderr():
+    """A program that made its stderr non-blocking (the flag is shared with the profiler's copy)
+    got its report cut at 64 KB, silently, once the reader fell behind: a JSON report that did
+    not parse (found by a sweep). The report waits for room as a blocking write would."""
+    with tempfile.TemporaryDirectory() as d:
+        script = ("import os, sys\n"
+                  "for i in range(2000):\n    open(os.path.join(sys.argv[1], 'f%d' % i), 'w').close()\n"
+                  "os.set_blocking(2, False)\n")
+        p = subprocess.Popen([sys.executable, "-c", script, d], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=clean_env({"HOTPATH_OUTPUT_FORMAT": "json"}))
+        time.sleep(1.0)                      # the reader falls behind: the pipe fills up
+        err = p.stderr.read()
+        p.wait(timeout=60)
+        assert p.returncode == 0, err[-300:]
+        assert len(err) > 65536, len(err)
+        report = validate(json.loads(err.decode("utf-8")))
+        assert sum(1 for r in report["io"]["resources"] if r["name"].startswith(d)) == 2000
