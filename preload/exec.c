@@ -6,8 +6,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../collectors/child_env.h"
@@ -137,6 +142,44 @@ static int call_real(const struct exec_call *c, char *const envp[])
     return -1;
 }
 
+/* Whether the file can be executed at all. An exec of a path that names no executable file fails
+ * at once (ENOENT, EACCES), and a program looking for a command tries one PATH entry after another
+ * that way (Python's os.execvp, a shell's command lookup): each try would write this image's report,
+ * and the image goes on. errno is kept. */
+static int executable(int dirfd, const char *path)
+{
+    int saved = errno, ok = faccessat(dirfd, path, X_OK, AT_EACCESS) == 0;
+    errno = saved;
+    return ok;
+}
+
+static int found_in_path(const char *file)
+{
+    if (strchr(file, '/')) return executable(AT_FDCWD, file);
+    const char *d = getenv("PATH");
+    if (!d) d = "/bin:/usr/bin";
+    for (;;) {
+        const char *end = strchrnul(d, ':');
+        char full[PATH_MAX];
+        int dlen = (int)(end - d), n = dlen ? snprintf(full, sizeof full, "%.*s/%s", dlen, d, file)
+                                            : snprintf(full, sizeof full, "%s", file);   /* "": "." */
+        if (n > 0 && (size_t)n < sizeof full && executable(AT_FDCWD, full)) return 1;
+        if (!*end) return 0;
+        d = end + 1;
+    }
+}
+
+static int may_run(const struct exec_call *c)
+{
+    switch (c->kind) {
+    case EXEC_PATH: return executable(AT_FDCWD, c->path);
+    case EXEC_SEARCH: return found_in_path(c->path);
+    case EXEC_AT: return !c->path[0] || c->flags || executable(c->fd, c->path);
+    case EXEC_FD: return 1;
+    }
+    return 1;
+}
+
 static int do_exec(const struct exec_call *c)
 {
     hp_resolve();
@@ -146,16 +189,16 @@ static int do_exec(const struct exec_call *c)
     }
     if (!profiled_here()) return call_real(c, c->envp);
     /* a spawning fork child writes no report: the program it execs takes this image's number */
-    int spawning = hp_spawning_child();
+    int spawning = hp_spawning_child(), runs = may_run(c);
     WITH_CHILD_ENV(c->envp, (long)hp_report_image() + !spawning, ce);
-    if (spawning) hp_server_unregister();
-    else hp_report_as_profiler();     /* leaves the registry too */
+    if (runs && spawning) hp_server_unregister();
+    else if (runs) hp_report_as_profiler();     /* leaves the registry too */
     int r = call_real(c, ce.env);
     /* still here: the exec failed, this image goes on and reports at its end */
     int saved = errno;
     child_env_done(&ce);
-    if (!spawning) hp_report_rearm();
-    hp_server_exec_failed();
+    if (runs && !spawning) hp_report_rearm();
+    if (runs) hp_server_exec_failed();
     errno = saved;
     return r;
 }

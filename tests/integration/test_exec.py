@@ -156,3 +156,17 @@ def test_the_profilers_cost_includes_its_start():
         counted = row(report, "main")["cpu_total_ns"] + report["profiler"]["cpu_ns"]
         shares.append(counted / ((usage.ru_utime + usage.ru_stime) * 1e9))
     assert sorted(shares)[1] >= 0.35, shares
+
+
+def test_an_exec_that_cannot_begin_writes_no_report():
+    """Each exec wrote the image's report before it was tried, so a failed one left an extra
+    report: Python's os.execvp tries every PATH entry, and wrote one report per entry (13 for one
+    process, found by a sweep). A path that names no executable file now writes none."""
+    script = ("import os\n"
+              "try:\n    os.execvp('hotpath-no-such-command', ['x'])\n"
+              "except OSError as e:\n    print(e.errno)\n")
+    env = {"PATH": "/nonexistent/a:/nonexistent/b:/usr/local/bin:/usr/bin:/bin"}
+    r = run([sys.executable, "-c", script], fmt="table", env=env)
+    assert r.returncode == 0 and r.stdout == b"2\n", (r.stdout, r.stderr[-300:])
+    headers = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
+    assert len(headers) == 1, headers
