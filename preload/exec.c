@@ -89,11 +89,26 @@ struct child_env {
     char *stack_env_[small_ ? slots_ : 1], stack_buf_[small_ ? bytes_ : 1];                     \
     struct child_env ce = child_env(envp, image, small_ ? stack_env_ : NULL, stack_buf_, slots_, bytes_)
 
+/* The program took libhotpath.so out of its own environment (env -i, env -u LD_PRELOAD, unsetenv)
+ * and execs with that environment: the child is to run without the profiler, as it would without
+ * it, and sees what the program left (an explicit environment array, as subprocess libraries
+ * build, gets the library back: DESIGN.md rule 13). */
+static int dropped_by_program(char *const envp[])
+{
+    if (envp != environ) return 0;
+    const char *base = strrchr(hp_lib_path, '/');
+    base = base ? base + 1 : hp_lib_path;
+    for (char *const *e = envp; e && *e; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) == 0) return !base[0] || !strstr(*e + 11, base);
+    return 1;
+}
+
 static struct child_env child_env(char *const envp[], long image, char **env, char *buf, size_t slots,
                                   size_t bytes)
 {
     int saved = errno;
     struct child_env ce = { (char **)envp, NULL };
+    if (dropped_by_program(envp)) return ce;
     struct hp_thread *t = hp_self;
     if (!env && !vfork_child()) {      /* pointers and strings in one block */
         if (t) t->guard++;

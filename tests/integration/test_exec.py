@@ -170,3 +170,13 @@ def test_an_exec_that_cannot_begin_writes_no_report():
     assert r.returncode == 0 and r.stdout == b"2\n", (r.stdout, r.stderr[-300:])
     headers = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
     assert len(headers) == 1, headers
+
+
+def test_a_program_that_clears_its_own_environment_runs_its_child_as_bare():
+    """env -i and env -u LD_PRELOAD take the library out of their own environment and exec with
+    it: the profiler put LD_PRELOAD and its settings back, so `env -i printenv` printed them
+    (found by a sweep). An explicit environment array still gets them back (the test above)."""
+    r = run(["env", "-i", "/usr/bin/printenv"], fmt="none")
+    assert r.returncode == 0 and r.stdout == b"", r.stdout
+    r = run(["env", "-u", "LD_PRELOAD", "printenv", "LD_PRELOAD"], fmt="none")
+    assert r.returncode == 1 and r.stdout == b"", r.stdout
