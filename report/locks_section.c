@@ -386,6 +386,19 @@ static void figures(const struct locks_snap *s, char *out, size_t size)
     out[0] = 0;
     if (s->period != 1)
         len += (size_t)snprintf(out, size, s->period ? "holds timed 1 in %u" : "holds not timed", s->period);
+    /* a timed or clock call that gave up waited too, but acquired nothing: no row's Wait has it */
+    uint64_t timeouts = 0, timeout_ns = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        for (int m = 0; m < 2; m++) {
+            timeouts += s->rows[i].mode[m].timeouts;
+            timeout_ns += s->rows[i].mode[m].timeout_ns;
+        }
+    if (timeouts && len < size) {
+        char waited[HP_FMT_MAX];
+        hp_fmt_duration(waited, timeout_ns);
+        len += (size_t)snprintf(out + len, size - len, "%s%llu timed out after %s of waiting", len ? "; " : "",
+                                (unsigned long long)timeouts, waited);
+    }
     if (s->overflowed && len < size)
         snprintf(out + len, size - len, "%stable full: later locks in <other>", len ? "; " : "");
 }

@@ -231,3 +231,13 @@ def test_rows_of_one_name_are_numbered_in_the_text():
     names = [line.split("|")[1].strip() for line in r.stderr.decode().splitlines()
              if line.startswith("| lock")]
     assert sorted(names) == ["lock", "lock #2"], names
+
+
+def test_timeouts_are_told_in_the_text():
+    """A timed lock that gave up waited, but acquired nothing, so no row's Wait has it: the text
+    showed no trace of two timed-out waits of 30 ms and more (found by a sweep). The title says
+    how many timed out and how long they waited."""
+    r = run([target("locks_semantics")], fmt="table")
+    assert r.returncode == 0 and r.stdout == b"ok\n", r.stdout
+    title = [line for line in r.stderr.decode().splitlines() if line.startswith("mutexes - ")]
+    assert len(title) == 1 and "; 2 timed out after " in title[0] and " ms of waiting" in title[0], title
