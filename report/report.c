@@ -223,6 +223,7 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_buf_printf(out, " | ended by SIG%s in ", hp_platform_signal_name(sig));
         hp_buf_puts(out, thread);
     }
+    if (!atomic_load(&written)) hp_buf_puts(out, " | checkpoint: the process was still running");
     hp_buf_putc(out, '\n');
     for (unsigned i = 0; i < n; i++) {
         hp_buf_putc(out, '\n');
@@ -251,6 +252,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_json_array_end(&j);
     hp_json_u64(&j, "elapsed_ns", elapsed);
     hp_json_u64(&j, "image", report_image);
+    hp_json_bool(&j, "final", atomic_load(&written));
     int sig = atomic_load(&ending_signal);
     if (sig) {
         char name[16] = "SIG";

@@ -100,7 +100,8 @@ def test_checkpoint_survives_sigkill():
         report = validate(json.load(open(path)))
         assert report["pid"] == p.pid
         assert row(report, "main")["alloc_bytes"] >= 123456
-        assert report["ended_by_signal"] is None        # a checkpoint, not a final report
+        # a checkpoint, and it says so (it read like a complete report before; found by a sweep)
+        assert report["ended_by_signal"] is None and report["final"] is False, report["final"]
 
 
 def test_checkpoint_then_final_report():
@@ -110,5 +111,5 @@ def test_checkpoint_then_final_report():
                 env={"HOTPATH_OUTPUT_PATH": path, "HOTPATH_CHECKPOINT_S": "1"})
         assert r.returncode == 0
         report = validate(json.load(open(path)))         # the final one replaced the checkpoints
-        assert report["elapsed_ns"] >= 2.3e9
+        assert report["elapsed_ns"] >= 2.3e9 and report["final"] is True
         assert sorted(os.listdir(d)) == ["r.json"]
