@@ -121,7 +121,7 @@ static void draw(struct graph *g, const char *name, size_t len, unsigned depth, 
     uint64_t x_cpx = (uint64_t)PAD * 100 + x;
     unsigned y = g->height - PAD - (depth + 1) * FRAME_H;
     uint32_t h = hp_fnv1a(name, len, HP_FNV_BASIS);
-    uint64_t permyriad = (uint64_t)((double)(end - start) * 10000.0 / (double)g->total);
+    uint64_t permyriad = (uint64_t)((double)(end - start) * 10000.0 / (double)g->total + 0.5);
     struct hp_buf *b = g->out;
     hp_buf_puts(b, "<g><title>");
     put_text(b, name, len, SIZE_MAX);

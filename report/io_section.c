@@ -160,8 +160,12 @@ static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limi
     hp_sort(rows, total, sizeof *rows, write ? by_write_total : by_read_total);
     unsigned shown = limit && limit < total ? limit : total;
 
+    /* the note belongs to the table whose rows have <other>: grep -r overflowed reads, and the
+     * write table (stdout only) said so too */
     char figures[160] = "";
-    if (s->overflow)
+    int other = 0;
+    for (unsigned i = 0; i < total; i++) other |= strcmp(rows[i]->name, "<other>") == 0;
+    if (s->overflow && other)
         snprintf(figures, sizeof figures, "table full: %llu later instances in <other>",
                  (unsigned long long)s->overflow);
     hp_section_title(out, write ? "io-write" : "io-read",

@@ -293,3 +293,22 @@ def test_a_calls_average_leaves_out_the_streams_flushes():
     w = res(r.report, "stdout")["write"]
     assert w["op_count"] >= 1 and w["flush_ns"] > 0, w
     assert w["avg_ns"] <= w["max_ns"] and w["total_ns"] >= w["avg_ns"] * w["op_count"] + w["flush_ns"] - 1, w
+
+
+def test_the_overflow_note_is_on_the_table_that_has_other():
+    """Past 4,096 resources new names fall into <other>; the note said so on the io-write title
+    too, where only stdout was (grep -r, found by a sweep)."""
+    with TempDir() as d:
+        for i in range(4200):
+            with open(os.path.join(d, "f%d" % i), "w") as f:
+                f.write("x")
+        script = ("import os, sys\n"
+                  "for name in os.listdir(sys.argv[1]):\n"
+                  "    with open(os.path.join(sys.argv[1], name)) as f: f.read()\n"
+                  "os.write(1, b'done\\n')\n")
+        r = run([sys.executable, "-c", script, d], fmt="table", env={"HOTPATH_REPORT": "io"})
+        assert r.returncode == 0 and r.stdout == b"done\n", r.stderr[-300:]
+        titles = {line.split(" - ")[0]: line for line in r.stderr.decode().splitlines()
+                  if line.startswith("io-read - ") or line.startswith("io-write - ")}
+        assert "table full" in titles["io-read"], titles
+        assert "table full" not in titles["io-write"], titles

@@ -142,11 +142,25 @@ START_TEST(python_parses_it)
 }
 END_TEST
 
+START_TEST(shares_are_rounded)
+{
+    /* 1 of 29 is 3.448%, 12 of 29 is 41.379%: they showed 3.44% and 41.37% */
+    static const char thirds[] = "main;a 1\nmain;b 12\nmain;c 16\n";
+    struct hp_buf b = { 0 };
+    ck_assert_int_eq(hp_flamegraph_svg(&b, thirds, strlen(thirds), "CPU"), 0);
+    frame(b.data, "a (1, 3.45%)");
+    frame(b.data, "b (12, 41.38%)");
+    frame(b.data, "c (16, 55.17%)");
+    hp_buf_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("flamegraph");
     TCase *tc = tcase_create("core");
     HP_ADD(tc, one_rect_per_frame);
+    HP_ADD(tc, shares_are_rounded);
     HP_ADD(tc, colours_follow_the_name);
     HP_ADD(tc, narrow_frames_left_out);
     HP_ADD(tc, nothing_to_draw);
