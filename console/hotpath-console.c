@@ -248,12 +248,17 @@ static struct row *add_row(struct table *t)
     return r;
 }
 
+/* A cell's text; a name (column 0) longer than a cell keeps its end, which tells names apart. */
 static void cell(struct row *r, int c, double key, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->cell[c], sizeof r->cell[c], fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    int len = (int)strlen(text), room = (int)sizeof r->cell[c] - 1;
+    if (c == 0 && len > room) snprintf(r->cell[c], sizeof r->cell[c], "...%.*s", room - 3, text + len - (room - 3));
+    else snprintf(r->cell[c], sizeof r->cell[c], "%.*s", room, text);
     r->key[c] = key;
 }
 
@@ -269,10 +274,19 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "-";
 }
 
+/* The first column (names) takes the width the terminal has beyond the others' (up to what a
+ * cell holds): paths and call stacks cut at 36 characters read alike. */
 static void set_cols(struct table *t, int n, const char *const *cols, const int *widths)
 {
     t->ncols = n;
-    for (int i = 0; i < n; i++) { t->cols[i] = cols[i]; t->widths[i] = widths[i]; }
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        t->cols[i] = cols[i];
+        t->widths[i] = widths[i];
+        used += widths[i] + 2;
+    }
+    int room = COLS - used, most = (int)sizeof ((struct row *)0)->cell[0] - 1;
+    if (room > 0) t->widths[0] = t->widths[0] + room < most ? t->widths[0] + room : most;
 }
 
 static void threads_table(struct table *t, json_t *threads, int mode)
@@ -469,8 +483,10 @@ static void draw_table(struct table *t, int top)
         for (int c = 0; c < t->ncols && x < COLS; c++) {
             int colour = c == t->colour_col ? (int)r->colour : PLAIN;
             if (colour) attron(COLOR_PAIR(colour));
-            int right = !(t->left & (1u << c));
+            int right = !(t->left & (1u << c)), len = (int)strlen(r->cell[c]);
             if (right) mvprintw(y, x, "%*.*s ", t->widths[c], t->widths[c], r->cell[c]);
+            else if (c == 0 && len > t->widths[c] && t->widths[c] > 3)   /* a name: its end tells */
+                mvprintw(y, x, "...%s ", r->cell[c] + len - (t->widths[c] - 3));
             else mvprintw(y, x, "%-*.*s ", t->widths[c], t->widths[c], r->cell[c]);
             if (colour) attroff(COLOR_PAIR(colour));
             x += t->widths[c] + 2;

@@ -24,12 +24,13 @@ def free_port():
 class Live:
     """A profiled program serving the live views; a context manager that kills it at the end."""
 
-    def __init__(self, args=("live", "30000"), env=None, runtime=None, served=True):
+    def __init__(self, args=("live", "30000"), env=None, runtime=None, served=True, cmd=None):
+        """args: a target and its arguments; or cmd, a whole command line of any program."""
         self.runtime = runtime or tempfile.mkdtemp(prefix="hotpath-rt-")
         self.own_runtime = runtime is None
         extra = {"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": self.runtime}
         extra.update(env or {})
-        self.proc = subprocess.Popen([target(args[0])] + list(args[1:]), env=clean_env(extra),
+        self.proc = subprocess.Popen(cmd or [target(args[0])] + list(args[1:]), env=clean_env(extra),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.proc.stdout.readline().decode()
         assert line.startswith("ready"), (line, self.proc.stderr.read() if self.proc.poll() is not None else b"")

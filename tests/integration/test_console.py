@@ -2,6 +2,7 @@
 capture-pane and typing with send-keys."""
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -156,3 +157,27 @@ def test_make_install_installs_the_console():
         listed = subprocess.run([os.path.join(d, "usr", "bin", "hotpath-run"), "console", "--help"],
                                 capture_output=True, text=True)
         assert listed.returncode == 0 and "hotpath-console" in listed.stdout
+
+
+def test_console_names_use_the_terminals_width_and_show_their_end():
+    """Resource names were cut at 36 characters whatever the terminal's width, so three Python
+    files read alike as /usr/lib/python3.11/encodings/__pyca (found by a sweep). The name column
+    takes the room there is, and a name still too long shows its end."""
+    port = free_port()
+    d = "/tmp/hotpath-console-" + "long-directory-name-" * 3 + str(os.getpid())
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "the-file-written.txt")
+    script = 'exec 3>"$1"; echo ready $$; i=0; while [ $i -lt 800 ]; do echo x >&3; i=$((i+1)); done; sleep 8'
+    try:
+        with Live(cmd=["sh", "-c", script, "sh", path], env={"HOTPATH_METRICS_PORT": str(port)}) as p:
+            t = Tmux([CONSOLE, "--port", str(port)], {"HOTPATH_TUI_REFRESH_INTERVAL_MS": "200",
+                                                       "XDG_RUNTIME_DIR": p.runtime})
+            try:
+                t.wait(r"Thread")
+                t.keys("3")
+                # 112 characters in an 81-column name field (150 columns): its end, not its start
+                t.wait(r"\.\.\." + re.escape(path[-78:]) + r"\s+file")
+            finally:
+                t.close()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
