@@ -188,9 +188,9 @@ void hp_platform_write_all(int fd, const char *p, size_t n)
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && errno == EAGAIN) {    /* a non-blocking stderr: wait for room, 10 s at most */
+        if (w < 0 && errno == EAGAIN) {    /* a non-blocking stderr: wait for room, 2 s at most */
             struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-            if (poll(&pfd, 1, 10000) == 1 && (pfd.revents & POLLOUT)) continue;
+            if (poll(&pfd, 1, 2000) == 1 && (pfd.revents & POLLOUT)) continue;
         }
         if (w <= 0) return;
         p += w;

@@ -184,11 +184,12 @@ int hp_platform_dup_high(int fd)
  * us), and the one a write raised is taken back unless the program's own was already pending. */
 /* A program may have made its stderr non-blocking (the descriptor's flags are shared with our
  * copy of it): a full pipe then fails the write with EAGAIN, and the report was cut at 64 KB.
- * Wait for room instead, as a blocking write would, but not for ever: 10 s with no room. */
+ * Wait for room instead, as a blocking write would, but not for long: a reader that makes no
+ * room for 2 s is taken for gone (each process of a forking program would wait so at its end). */
 static int writable(int fd)
 {
     struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-    struct timespec limit = { 10, 0 };
+    struct timespec limit = { 2, 0 };
     long r;
     do r = syscall(SYS_ppoll, &pfd, 1UL, &limit, NULL, 0UL);
     while (r < 0 && errno == EINTR);

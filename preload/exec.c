@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../collectors/child_env.h"
@@ -163,7 +164,9 @@ static int call_real(const struct exec_call *c, char *const envp[])
  * and the image goes on. errno is kept. */
 static int executable(int dirfd, const char *path)
 {
-    int saved = errno, ok = faccessat(dirfd, path, X_OK, AT_EACCESS) == 0;
+    struct stat st;
+    int saved = errno, ok = faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 &&
+                            fstatat(dirfd, path, &st, 0) == 0 && S_ISREG(st.st_mode);   /* not a directory */
     errno = saved;
     return ok;
 }

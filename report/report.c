@@ -34,6 +34,7 @@
 #include "json.h"
 #include "out_file.h"
 #include "section.h"
+#include "utf8.h"
 
 static int report_pid;
 static uint64_t report_start_ns;
@@ -45,6 +46,8 @@ static int stderr_gone;               /* fd 2 was not open at start, or a daemon
                                        * later fd 2 is the program's, not the report's */
 static _Atomic int new_session;       /* a session leader: hp_report_new_session */
 static int fork_child;                /* this image began as a fork child (no exec since) */
+static int stderr_let_go;             /* the copy went as fd 2 was replaced: the report goes to fd 2
+                                       * only while that is the original stderr again */
 static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
@@ -107,8 +110,12 @@ void hp_report_stderr_replaced(int closed)
     }
     struct stat st;
     if (stderr_copy < 0 || fstat(stderr_copy, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
-    if (!closed) close_stderr_copy();
-    else if (fork_child) hp_report_detach_stderr();
+    if (!closed) {
+        stderr_let_go = 1;
+        close_stderr_copy();
+    } else if (fork_child) {
+        hp_report_detach_stderr();
+    }
 }
 
 void hp_report_child_identity(int pid, uint64_t start_ns)
@@ -187,8 +194,9 @@ static unsigned take_snapshots(struct taken *out, uint32_t sections)
 }
 
 /* The command line in the text header: the arguments tell apart the processes of one program
- * (git's helpers, a shell's commands). On one line: control characters become '?', and past
- * HEADER_ARGS bytes it is cut (at a character's start) with "…". */
+ * (git's helpers, a shell's commands). On one line, and valid UTF-8: control characters and bytes
+ * that are not UTF-8 become '?', an argument with a space or none at all is quoted ('a b'), and
+ * past HEADER_ARGS bytes it is cut with "…". */
 #define HEADER_ARGS 72
 
 static void header_command(struct hp_buf *out)
@@ -196,14 +204,24 @@ static void header_command(struct hp_buf *out)
     hp_buf_puts(out, command());
     size_t used = 0;
     for (int i = 1; i < report_argc; i++) {
-        hp_buf_putc(out, ' ');
-        for (const unsigned char *p = (const unsigned char *)report_argv[i]; *p; p++, used++) {
-            if (used >= HEADER_ARGS && (*p & 0xC0) != 0x80) {
+        const unsigned char *p = (const unsigned char *)report_argv[i];
+        size_t left = strlen(report_argv[i]);
+        int quoted = !left || strchr(report_argv[i], ' ');
+        hp_buf_puts(out, quoted ? " '" : " ");
+        while (left) {
+            if (used >= HEADER_ARGS) {
                 hp_buf_puts(out, "…");
                 return;
             }
-            hp_buf_putc(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+            uint32_t cp;
+            size_t n = hp_utf8_decode(p, left, &cp);
+            if (cp < 0x20 || cp == 0x7f || (cp == 0xFFFD && n == 1)) hp_buf_putc(out, '?');
+            else hp_buf_put(out, (const char *)p, n);
+            p += n;
+            left -= n;
+            used += n;
         }
+        if (quoted) hp_buf_putc(out, '\'');
     }
 }
 
@@ -295,6 +313,10 @@ static int stderr_fd(void)
     if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && now.st_dev == stderr_id.st_dev &&
         now.st_ino == stderr_id.st_ino && now.st_mode == stderr_id.st_mode)
         return stderr_copy;
+    /* after the copy went with fd 2's replacement, fd 2 only while it is the original stderr
+     * (restored after a silenced stretch): never a file the program put there */
+    if (stderr_let_go && (fstat(2, &now) != 0 || now.st_dev != stderr_id.st_dev || now.st_ino != stderr_id.st_ino))
+        return -1;
     return stderr_gone ? -1 : 2;   /* -1: the report to stderr goes nowhere */
 }
 

@@ -32,7 +32,8 @@ void hp_report_new_session(void);
  * whoever reads the other end (out=$(prog 2>&1), a test runner capturing output) waits for every
  * writer to let go, and a background child that sent its output to /dev/null would keep it
  * waiting until the child ends. So the copy is let go of when fd 2 is replaced (the report then
- * goes to the new fd 2), and when a fork child closes it (the report then goes nowhere). The
+ * goes to fd 2 only if that is the original stderr again, never into a file the program put
+ * there), and when a fork child closes it (the report then goes nowhere). The
  * program's own process closing fd 2 keeps the copy: programs do that just before they exit
  * (gnulib's close_stdout), and it is where the report goes. */
 void hp_report_stderr_replaced(int closed);

@@ -300,3 +300,26 @@ def test_pipeline_producer_and_other_ending_signals_report_and_die_the_same():
     ended = sorted((rep["argv"][0], rep["argv"][-1], rep["ended_by_signal"] or "") for rep in r.reports.values())
     assert ended == [("bash", "sleep 5 & p=$!; sleep 0.3; kill -USR1 $p; wait $p; echo $?", ""),
                      ("sleep", "0.3", ""), ("sleep", "5", "SIGUSR1")], ended
+
+
+def test_report_never_goes_into_a_file_the_program_put_at_fd_2():
+    """A program that points fd 2 at its data file, its stderr being a pipe, found the report
+    appended to that file once the copy of stderr was let go at the dup2 (found by a review).
+    The report goes to fd 2 only while it is the original stderr: after a silenced stretch that
+    restored it, it arrives as before."""
+    with tempfile.TemporaryDirectory() as d:
+        data = os.path.join(d, "data.txt")
+        script = ("import os, sys\n"
+                  "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)\n"
+                  "os.dup2(fd, 2)\n"
+                  "os.write(2, b'hello\\n')\n")
+        r = run([sys.executable, "-c", script, data], fmt="table")
+        assert r.returncode == 0, r.stderr[-300:]
+        with open(data, "rb") as f:
+            assert f.read() == b"hello\n"
+    script = ("import os\n"
+              "saved = os.dup(2)\n"
+              "os.dup2(os.open('/dev/null', os.O_WRONLY), 2)\n"
+              "os.dup2(saved, 2)\n")
+    r = run([sys.executable, "-c", script], fmt="table")
+    assert r.returncode == 0 and b"[hotpath] pid" in r.stderr, r.stderr[-300:]

@@ -196,14 +196,19 @@ def test_profiler_memory_counts_what_is_resident():
 
 def test_text_header_shows_the_command_line_on_one_line():
     """The header named only argv[0], so git's helpers (all /usr/lib/git-core/git) and a shell's
-    commands read alike (found by a sweep). It now has the arguments, control characters as '?'
-    and cut past 72 bytes."""
+    commands read alike (found by a sweep). It now has the arguments, quoted where they hold a
+    space, control characters and bytes that are not UTF-8 as '?', cut past 72 bytes."""
     r = run(["/bin/echo", "one", "two\nthree"], fmt="table")
     header = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
     assert len(header) == 1 and " | /bin/echo one two?three | " in header[0], header
     r = run(["/bin/echo", "x" * 100], fmt="table")
     header = [line for line in r.stderr.decode().splitlines() if line.startswith("[hotpath] pid")]
     assert " | /bin/echo " + "x" * 72 + "… | " in header[0], header
+    # an argument with a space, an empty one, bytes that are not UTF-8 (raw before, found by a
+    # review), and a character that is
+    r = run(["/bin/echo", "a b", "", b"\xff\xfe", "é"], fmt="table")
+    line = next(x for x in r.stderr.splitlines() if x.startswith(b"[hotpath] pid"))
+    assert b" | /bin/echo 'a b' '' ?? \xc3\xa9 | " in line, line
 
 
 def test_report_is_whole_on_a_nonblocking_stderr():
