@@ -8,9 +8,9 @@
 #include "platform.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <fcntl.h>
 #include <mach/mach.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <pthread.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,28 +160,30 @@ void hp_platform_name_self(const char *name)
  * 8 MB). */
 #define HIGH_FLOOR_MAX 1024
 
+static int high_floor(const struct rlimit *rl)
+{
+    if (rl->rlim_cur == RLIM_INFINITY || rl->rlim_cur - 64 > HIGH_FLOOR_MAX) return HIGH_FLOOR_MAX;
+    return rl->rlim_cur >= 256 ? (int)rl->rlim_cur - 64 : -1;
+}
+
 int hp_platform_high_floor(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur - 64 > HIGH_FLOOR_MAX) return HIGH_FLOOR_MAX;
-    return rl.rlim_cur >= 256 ? (int)rl.rlim_cur - 64 : -1;
+    return getrlimit(RLIMIT_NOFILE, &rl) != 0 ? -1 : high_floor(&rl);
 }
 
 int hp_platform_dup_high(int fd)
 {
-    int floor = hp_platform_high_floor();
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+    int floor = high_floor(&rl);
     if (floor < 0) {
-        struct rlimit rl;
-        if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 32) return -1;  /* all the program's */
-        floor = (int)rl.rlim_cur - 4;    /* the top: the stderr copy, a pipe */
+        if (rl.rlim_cur < 32) return -1;   /* every descriptor belongs to the program */
+        floor = (int)rl.rlim_cur - 4;      /* the top: the stderr copy, a pipe */
     }
     return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 }
 
-/* A report written to a pipe whose reader has gone (prog 2>&1 | head -1) must not kill the
- * program with SIGPIPE: it is blocked around the writes (raw calls: the mask hooks are not for
- * us), and the one a write raised is taken back unless the program's own was already pending. */
 /* A program may have made its stderr non-blocking (the descriptor's flags are shared with our
  * copy of it): a full pipe then fails the write with EAGAIN, and the report was cut at 64 KB.
  * Wait for room instead, as a blocking write would, but not for long: a reader that makes no
@@ -196,6 +198,9 @@ static int writable(int fd)
     return r == 1 && (pfd.revents & POLLOUT);
 }
 
+/* A report written to a pipe whose reader has gone (prog 2>&1 | head -1) must not kill the
+ * program with SIGPIPE: it is blocked around the writes (raw calls: the mask hooks are not for
+ * us), and the one a write raised is taken back unless the program's own was already pending. */
 void hp_platform_write_all(int fd, const char *p, size_t n)
 {
     sigset_t pipe_only, old, pending;

@@ -192,6 +192,22 @@ static void finish_pass(size_t nwork, int with_stat, int final)
     hp_registry_unlock();
 }
 
+/* List the process's threads and reconcile the records with them (caller holds pass_lock);
+ * -1 when /proc could not be read. */
+static int list_and_reconcile(int discover, size_t *nwork)
+{
+    uint32_t listing = hp_registry_listing();
+    if (hp_platform_list_tasks(&tids, &ntids, &cap_tids) != 0) return -1;
+    if (discover && (reserve((void **)&pending, &cap_pending, ntids + npending, sizeof *pending) != 0 ||
+                     reserve((void **)&next_pending, &cap_next, ntids, sizeof *next_pending) != 0))
+        return -1;
+    hp_sort(tids, ntids, sizeof *tids, cmp_int);
+    hp_registry_lock();
+    *nwork = reconcile(discover, listing);
+    hp_registry_unlock();
+    return 0;
+}
+
 void hp_sample(int final)
 {
     hp_spin_lock(&pass_lock);
@@ -209,21 +225,11 @@ void hp_sample(int final)
         atomic_store(&last_rss, rss);
         atomic_store(&last_peak_rss, peak);
     }
-    uint32_t listing = hp_registry_listing();
-    if (hp_platform_list_tasks(&tids, &ntids, &cap_tids) != 0 ||
-        reserve((void **)&pending, &cap_pending, ntids + npending, sizeof *pending) != 0) {
+    size_t nwork;
+    if (list_and_reconcile(1, &nwork) != 0) {
         hp_spin_unlock(&pass_lock);
         return;
     }
-    if (reserve((void **)&next_pending, &cap_next, ntids, sizeof *next_pending) != 0) {
-        hp_spin_unlock(&pass_lock);
-        return;
-    }
-    hp_sort(tids, ntids, sizeof *tids, cmp_int);
-
-    hp_registry_lock();
-    size_t nwork = reconcile(1, listing);
-    hp_registry_unlock();
 
     /* With many threads, reading every stat file every pass costs ~9 µs a thread; CPU clocks
      * (~1 µs) are read every pass, state and name every 4th pass past 64 threads and every 8th
@@ -239,14 +245,9 @@ void hp_sample(int final)
  * nothing else (no readings, no discoveries, no history point). */
 static void retire_ended(void)
 {
+    size_t nwork;
     hp_spin_lock(&pass_lock);
-    uint32_t listing = hp_registry_listing();
-    if (hp_platform_may_open_files() && hp_platform_list_tasks(&tids, &ntids, &cap_tids) == 0) {
-        hp_sort(tids, ntids, sizeof *tids, cmp_int);
-        hp_registry_lock();
-        reconcile(0, listing);
-        hp_registry_unlock();
-    }
+    if (hp_platform_may_open_files()) list_and_reconcile(0, &nwork);
     hp_spin_unlock(&pass_lock);
 }
 

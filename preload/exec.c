@@ -207,16 +207,21 @@ static int do_exec(const struct exec_call *c)
     }
     if (!profiled_here()) return call_real(c, c->envp);
     /* a spawning fork child writes no report: the program it execs takes this image's number */
+    /* an exec that cannot begin leaves the report and the registry alone */
     int spawning = hp_spawning_child(), runs = may_run(c);
     WITH_CHILD_ENV(c->envp, (long)hp_report_image() + !spawning, ce);
-    if (runs && spawning) hp_server_unregister();
-    else if (runs) hp_report_as_profiler();     /* leaves the registry too */
+    if (runs) {
+        if (spawning) hp_server_unregister();
+        else hp_report_as_profiler();     /* leaves the registry too */
+    }
     int r = call_real(c, ce.env);
     /* still here: the exec failed, this image goes on and reports at its end */
     int saved = errno;
     child_env_done(&ce);
-    if (runs && !spawning) hp_report_rearm();
-    if (runs) hp_server_exec_failed();
+    if (runs) {
+        if (!spawning) hp_report_rearm();
+        hp_server_exec_failed();
+    }
     errno = saved;
     return r;
 }

@@ -41,11 +41,9 @@ HP_EXPORT int daemon(int nochdir, int noclose)
     return r;
 }
 
-static int fork_child;     /* this image began as a fork child (exec starts a new one) */
-
 int hp_spawning_child(void)
 {
-    return fork_child && !hp_sampler_settled();
+    return hp_report_fork_child() && !hp_sampler_settled();
 }
 
 HP_EXPORT pid_t fork(void)
@@ -60,7 +58,6 @@ HP_EXPORT pid_t fork(void)
     int saved = errno;
     if (pid == 0) {
         self->guard++;
-        fork_child = 1;
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
         hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(),

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -118,6 +118,11 @@ void hp_report_stderr_replaced(int closed)
     }
 }
 
+int hp_report_fork_child(void)
+{
+    return fork_child;
+}
+
 void hp_report_child_identity(int pid, uint64_t start_ns)
 {
     fork_child = 1;

@@ -16,6 +16,8 @@
 void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv);
 /* The same in a fork child: its pid and start time. */
 void hp_report_child_identity(int pid, uint64_t start_ns);
+/* This image began as a fork child (hp_report_child_identity; an exec starts a new one). */
+int hp_report_fork_child(void);
 /* The process became a daemon (setsid, then its fd 2 replaced or closed; or daemon()): let go of
  * the copy of the original stderr when that is a pipe, socket or terminal, whose reader would
  * otherwise wait for the daemon to end (out=$(daemon) would not return). A report to stderr then
