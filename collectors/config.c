@@ -61,12 +61,20 @@ static int parse_rate(const char *s, unsigned *period)
 {
     double v = 0, scale = 1;
     int digits = 0, dot = 0;
-    for (const char *p = s; *p; p++) {
+    const char *p = s;
+    for (; *p && *p != 'e' && *p != 'E'; p++) {
         if (*p == '.' && !dot) { dot = 1; continue; }
         if (*p < '0' || *p > '9' || digits > 18) return -1;
         digits++;
         if (dot) { scale /= 10; v += (*p - '0') * scale; }
         else v = v * 10 + (*p - '0');
+    }
+    if (*p) {   /* an exponent: 1e-4, 5E-3 */
+        int neg = *++p == '-', exp = 0, edigits = 0;
+        if (*p == '-' || *p == '+') p++;
+        for (; *p >= '0' && *p <= '9' && edigits < 3; p++, edigits++) exp = exp * 10 + (*p - '0');
+        if (!edigits || *p) return -1;
+        for (; exp > 0; exp--) v = neg ? v / 10 : v * 10;
     }
     if (!digits || v > 1.0) return -1;
     if (v == 0) { *period = 0; return 0; }
@@ -118,6 +126,7 @@ static void parse_format(hp_getenv_fn get, hp_warn_fn warn, enum hp_format *f)
     if (!s) return;
     for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(s, names[i]) == 0) { *f = (enum hp_format)i; return; }
+    if (strcmp(s, "text") == 0) { *f = HP_FORMAT_TABLE; return; }   /* what the tables are */
     warn_bad(warn, "HOTPATH_OUTPUT_FORMAT", s, "one of table, json, json-pretty, none", "table");
 }
 

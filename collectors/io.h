@@ -22,6 +22,7 @@
 #include "../preload/real.h"
 #include "histogram.h"
 #include "io_names.h"
+#include "sample_gap.h"
 #include "thread_state.h"
 #include "ticks.h"
 
@@ -142,8 +143,9 @@ static inline uint64_t hp_io_start(struct hp_thread *t)
         t->io_countdown--;
         return 0;
     }
-    t->io_countdown = period - 1;
-    return hp_io_ticks() | 1;
+    uint64_t now = hp_io_ticks();
+    t->io_countdown = hp_sample_gap(period, now ^ (uintptr_t)t) - 1;
+    return now | 1;
 }
 
 static inline int hp_io_is_error(int err)

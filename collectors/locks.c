@@ -122,15 +122,34 @@ struct hp_lock *hp_lock_find_slow(const void *addr, unsigned kind)
     return NULL;
 }
 
+/* The stack that first locked a lock, captured when a record needs it, at most once per lookup. */
+struct first_stack {
+    void *frames[HP_LOCK_FRAMES];
+    unsigned n;
+    int taken;
+};
+
+static void take_stack(struct first_stack *s, struct hp_thread *t, const void *addr)
+{
+    if (s->taken) return;
+    s->n = capture_stack(s->frames, t, addr);
+    s->taken = 1;
+}
+
+static struct hp_lock *fresh_record(struct first_stack *s, const void *addr, unsigned kind, struct hp_thread *t)
+{
+    if (atomic_load_explicit(&records.next, memory_order_relaxed) >= records.cap) return NULL;
+    take_stack(s, t, addr);
+    return new_record(addr, kind, s->frames, s->n);
+}
+
 struct hp_lock *hp_lock_get_slow(const void *addr, unsigned kind, struct hp_thread *t)
 {
     struct hp_lock *l = hp_lock_find_slow(addr, kind);
     if (l) return l;
     uintptr_t key = (uintptr_t)addr | kind;
     size_t h = hp_lock_hash((uintptr_t)addr);
-    void *frames[HP_LOCK_FRAMES];
-    unsigned nframes = 0;
-    int have_stack = 0;
+    struct first_stack stack = { .taken = 0 };
     struct hp_lock *mine = NULL;
     for (unsigned p = 0; p < HP_LOCK_MAX_PROBE; p++) {
         struct hp_lock *_Atomic *slot = &hp_lock_slots[(h + p) & (HP_LOCK_SLOTS - 1)];
@@ -138,29 +157,33 @@ struct hp_lock *hp_lock_get_slow(const void *addr, unsigned kind, struct hp_thre
         if (l) {
             uintptr_t k = atomic_load_explicit(&l->key, memory_order_relaxed);
             if (k == key) goto found;
-            /* this address's previous lock, destroyed: the same code making it again at the same
-             * place adds an instance instead of a record (unless every instance is its own row) */
-            if (k == 0 && l->kind == kind && l->addr == (uintptr_t)addr && !hp_config.locks_iter) {
-                if (!have_stack) { nframes = capture_stack(frames, t, addr); have_stack = 1; }
-                if (same_stack(l, frames, nframes)) {
-                    uintptr_t zero = 0;
-                    if (atomic_compare_exchange_strong_explicit(&l->key, &zero, key, memory_order_acq_rel,
-                                                                memory_order_relaxed)) {
-                        atomic_fetch_add_explicit(&l->instances, 1, memory_order_relaxed);
-                        atomic_store_explicit(&l->destroyed, 0, memory_order_relaxed);
-                        goto found;
-                    }
-                    if (zero == key) goto found;
+            if (k != 0 || l->kind != kind || l->addr != (uintptr_t)addr) continue;
+            /* this address's previous lock, destroyed */
+            if (hp_config.locks_iter) {
+                /* every instance its own row: the new lock takes the old one's slot (the old
+                 * record stays listed), or an address reused 64 times would fill every slot it
+                 * may probe */
+                if (!mine && !(mine = fresh_record(&stack, addr, kind, t))) break;
+                if (atomic_compare_exchange_strong_explicit(slot, &l, mine, memory_order_acq_rel,
+                                                            memory_order_acquire))
+                    return mine;
+                if (atomic_load_explicit(&l->key, memory_order_relaxed) == key) goto found;
+                continue;
+            }
+            /* the same code making it again at the same place adds an instance, not a record */
+            take_stack(&stack, t, addr);
+            if (same_stack(l, stack.frames, stack.n)) {
+                uintptr_t zero = 0;
+                if (atomic_compare_exchange_strong_explicit(&l->key, &zero, key, memory_order_acq_rel,
+                                                            memory_order_relaxed)) {
+                    atomic_fetch_add_explicit(&l->instances, 1, memory_order_relaxed);
+                    goto found;
                 }
+                if (zero == key) goto found;
             }
             continue;
         }
-        if (!mine) {
-            if (atomic_load_explicit(&records.next, memory_order_relaxed) >= records.cap) break;
-            if (!have_stack) { nframes = capture_stack(frames, t, addr); have_stack = 1; }
-            mine = new_record(addr, kind, frames, nframes);
-            if (!mine) break;
-        }
+        if (!mine && !(mine = fresh_record(&stack, addr, kind, t))) break;
         struct hp_lock *expected = NULL;
         if (atomic_compare_exchange_strong_explicit(slot, &expected, mine, memory_order_acq_rel,
                                                     memory_order_acquire))
@@ -182,7 +205,7 @@ void hp_lock_retire(const void *addr, unsigned kind)
     struct hp_lock *l = hp_lock_find(addr, kind);
     if (!l || l->shared) return;
     atomic_store_explicit(&l->held, 0, memory_order_relaxed);
-    atomic_store_explicit(&l->destroyed, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->destroyed, 1, memory_order_relaxed);
     atomic_store_explicit(&l->key, 0, memory_order_release);
 }
 
@@ -235,12 +258,12 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_guard_lower(t);
 }
 
-void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t)
+void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t, uint64_t start)
 {
     uint32_t n = t->read_holds;
     if (n >= sizeof t->read_hold / sizeof *t->read_hold) return;   /* deeper nesting: untimed */
     t->read_hold[n].lock = l;
-    t->read_hold[n].start = hp_ticks();
+    t->read_hold[n].start = start;
     t->read_holds = n + 1;
 }
 

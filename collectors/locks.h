@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "histogram.h"
+#include "sample_gap.h"
 #include "thread_state.h"
 #include "ticks.h"
 
@@ -51,12 +52,12 @@ struct hp_lock {
     unsigned char kind;                /* 0: a record lost in an insert race, not reported */
     unsigned char shared;              /* the <other> record of its kind: many locks */
     unsigned char internal;            /* the profiler's own (libunwind, mimalloc): not reported */
-    _Atomic unsigned char destroyed;
     _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed;
                                           after a condition wait, moved later by the wait */
     struct hp_lock_mode mode[2];
     uintptr_t addr;
     _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
+    _Atomic uint32_t destroyed;        /* of them, destroyed (pthread_*_destroy, or _init over it) */
     struct hp_thread *_Atomic reader;  /* the last reader (rwlock owner changes) */
     _Atomic uint64_t nested;           /* relocks of a recursive mutex already held */
     uint32_t nframes;                  /* the stack that first locked it, innermost first */
@@ -139,16 +140,22 @@ static inline void hp_lk_hist_add(struct hp_hist *h, uint64_t v, int shared)
     else hp_hist_add_owned(h, v);
 }
 
-/* Whether this acquisition's hold is timed: every period-th per thread (0 = never). */
-static inline int hp_lock_sample(uint32_t *countdown, unsigned period)
+/* Whether this acquisition's hold is timed, one in `period` per thread at random gaps
+ * (sample_gap.h; 0 = never, 1 = always): the hold's start in ticks (never 0), or 0. */
+static inline uint64_t hp_lock_sample(uint32_t *countdown, unsigned period)
 {
     uint32_t c = *countdown;
     if (__builtin_expect(c > 1, 1)) {
         *countdown = c - 1;
         return 0;
     }
-    *countdown = period;
-    return period != 0;
+    if (period == 0) {
+        *countdown = UINT32_MAX;
+        return 0;
+    }
+    uint64_t now = hp_ticks();
+    *countdown = period == 1 ? 1 : hp_sample_gap(period, now ^ (uintptr_t)countdown);
+    return now | 1;
 }
 
 /* A wait (contended acquisition or timeout) and a hold, with their histograms. */
@@ -172,7 +179,7 @@ static inline void hp_lock_take(struct hp_lock *l, struct hp_thread *t, unsigned
         atomic_store_explicit(&l->owner, t, memory_order_relaxed);
     }
     atomic_store_explicit(&l->held, 1, memory_order_relaxed);
-    hp_lk_set(&l->hold_start, hp_lock_sample(countdown, period) ? hp_ticks() : 0);
+    hp_lk_set(&l->hold_start, hp_lock_sample(countdown, period));
 }
 
 /* An exclusive release by the holder, before the real unlock. */
@@ -185,7 +192,7 @@ static inline void hp_lock_release(struct hp_lock *l)
 }
 
 /* A read acquisition of an rwlock. */
-void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t);
+void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t, uint64_t start);
 static inline void hp_lock_take_read(struct hp_lock *l, struct hp_thread *t, unsigned period)
 {
     struct hp_lock_mode *m = &l->mode[HP_MODE_READ];
@@ -196,8 +203,8 @@ static inline void hp_lock_take_read(struct hp_lock *l, struct hp_thread *t, uns
         if (prev) atomic_fetch_add_explicit(&m->owner_changes, 1, memory_order_relaxed);
         atomic_store_explicit(&l->reader, t, memory_order_relaxed);
     }
-    if (__builtin_expect(hp_lock_sample(&t->lock_countdown[1], period), 0))
-        hp_lock_take_read_timed(l, t);
+    uint64_t start = hp_lock_sample(&t->lock_countdown[1], period);
+    if (__builtin_expect(start != 0, 0)) hp_lock_take_read_timed(l, t, start);
 }
 /* A read release: ends the hold if this thread timed it. */
 void hp_lock_release_read(struct hp_lock *l, struct hp_thread *t);

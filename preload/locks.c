@@ -504,13 +504,12 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
     atomic_fetch_add_explicit(&cm->locks, 1, memory_order_relaxed);
     hp_lock_record_wait(lc, HP_MODE_WRITE, d, 1);
     if (r == ETIMEDOUT) atomic_fetch_add_explicit(&cm->timeouts, 1, memory_order_relaxed);
-    /* the wait returns holding m again (also on a timeout) */
+    /* The wait returns holding m again (also on a timeout). That is not an acquisition the
+     * program made, so it is neither counted nor an owner change: the next thread to lock m
+     * counts the change, which keeps owner changes within acquisitions. */
     if ((r == 0 || r == ETIMEDOUT || r == EOWNERDEAD) && !lm->shared) {
-        struct hp_thread *prev = atomic_load_explicit(&lm->owner, memory_order_relaxed);
-        if (prev != t) {
-            if (prev) hp_lk_add(&lm->mode[HP_MODE_WRITE].owner_changes, 1, 0);
+        if (atomic_load_explicit(&lm->owner, memory_order_relaxed) != t)
             atomic_store_explicit(&lm->owner, t, memory_order_relaxed);
-        }
         hp_lk_set(&lm->hold_start, timed ? t1 - accum : 0);   /* the wait is not hold time */
         atomic_store_explicit(&lm->held, 1, memory_order_relaxed);
     }

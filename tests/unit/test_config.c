@@ -239,7 +239,7 @@ START_TEST(output_formats)
 {
     static const struct { const char *s; enum hp_format f; } cases[] = {
         { "table", HP_FORMAT_TABLE }, { "json", HP_FORMAT_JSON },
-        { "json-pretty", HP_FORMAT_JSON_PRETTY }, { "none", HP_FORMAT_NONE },
+        { "json-pretty", HP_FORMAT_JSON_PRETTY }, { "none", HP_FORMAT_NONE }, { "text", HP_FORMAT_TABLE },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
         reset();
@@ -356,6 +356,7 @@ START_TEST(locks_settings)
     static const struct { const char *rate; unsigned period; } cases[] = {
         { "1", 1 }, { "1.0", 1 }, { "0", 0 }, { "0.0", 0 }, { "0.5", 2 }, { ".25", 4 },
         { "0.3", 3 }, { "0.01", 100 }, { "0.001", 1000 }, { "0.4", 3 },
+        { "1e-2", 100 }, { "5E-2", 20 }, { "1e0", 1 }, { "0.1e+1", 1 }, { "1e-4", 10000 },
     };
     for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
         reset();
@@ -524,7 +525,10 @@ static const struct bad {
     { "HOTPATH_FUNCTIONS_LIMIT", "1e3", "15", F_LIMITS },
     { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "1.5", "0.05", F_LIMITS },
     { "HOTPATH_MUTEXES_TIME_SAMPLING_RATE", "-0.1", "0.05", F_LIMITS },
-    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "1e-2", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "1e-", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "1e2", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "e-2", "0.05", F_LIMITS },
+    { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "1e-2x", "0.05", F_LIMITS },
     { "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", "", "0.05", F_LIMITS },
     { "HOTPATH_TIME_SAMPLING_RATE", "half", "0.05", F_LIMITS },
     { "HOTPATH_TIME_SAMPLING_RATE", "0..5", "0.05", F_LIMITS },
