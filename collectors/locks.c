@@ -26,6 +26,7 @@ struct pool {
 
 static struct pool records = { sizeof(struct hp_lock), 256, HP_LOCK_RECORDS, 0, { 0 } };
 static struct pool hists = { sizeof(struct hp_lock_hists), 64, HP_LOCK_HISTS, 0, { 0 } };
+static struct pool shards = { sizeof(struct hp_read_shards), 64, HP_LOCK_READ_SHARDS, 0, { 0 } };
 
 static void *pool_claim(struct pool *p)
 {
@@ -258,6 +259,29 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_guard_lower(t);
 }
 
+/* The first read of a lock (or any read of one left without shards: <other>, or none left). */
+void hp_lock_count_first_read(struct hp_lock *l, struct hp_thread *t)
+{
+    struct hp_read_shards *s = NULL;
+    if (!l->shared && (s = pool_claim(&shards)) != NULL) {
+        struct hp_read_shards *expected = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&l->read_shards, &expected, s, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            s = expected;   /* another reader made them first: ours stay unused */
+    }
+    if (s) atomic_fetch_add_explicit(&s->s[t->index % HP_READ_SHARDS].n, 1, memory_order_relaxed);
+    else atomic_fetch_add_explicit(&l->mode[HP_MODE_READ].locks, 1, memory_order_relaxed);
+}
+
+uint64_t hp_lock_reads(const struct hp_lock *l)
+{
+    uint64_t n = atomic_load_explicit(&l->mode[HP_MODE_READ].locks, memory_order_relaxed);
+    const struct hp_read_shards *s = atomic_load_explicit(&l->read_shards, memory_order_acquire);
+    for (unsigned i = 0; s && i < HP_READ_SHARDS; i++)
+        n += atomic_load_explicit(&s->s[i].n, memory_order_relaxed);
+    return n;
+}
+
 void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t, uint64_t start)
 {
     uint32_t n = t->read_holds;
@@ -329,6 +353,8 @@ void hp_locks_fork_child(void)
         if (!l) continue;
         zero_mode(&l->mode[0]);
         zero_mode(&l->mode[1]);
+        struct hp_read_shards *s = atomic_load(&l->read_shards);
+        if (s) memset(s, 0, sizeof *s);
         l->nested = 0;
         l->hold_start = 0;     /* a hold across fork is not timed in the child */
     }

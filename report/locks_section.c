@@ -97,9 +97,10 @@ struct acc {
     int has_wait_hist, has_hold_hist;
 };
 
-static void add_mode(struct acc *a, struct hp_lock_mode *m)
+static void add_mode(struct acc *a, struct hp_lock *l, int mode)
 {
-    a->locks += hp_lk_get(&m->locks);
+    struct hp_lock_mode *m = &l->mode[mode];
+    a->locks += mode == HP_MODE_READ ? hp_lock_reads(l) : hp_lk_get(&m->locks);
     a->contended += hp_lk_get(&m->contended);
     a->owner_changes += hp_lk_get(&m->owner_changes);
     a->timeouts += hp_lk_get(&m->timeouts);
@@ -249,7 +250,7 @@ static int lock_used(struct hp_lock *l)
     for (int m = 0; m < 2; m++)
         if (hp_lk_get(&l->mode[m].locks) || hp_lk_get(&l->mode[m].contended) || hp_lk_get(&l->mode[m].timeouts))
             return 1;
-    return 0;
+    return hp_lock_reads(l) > 0;
 }
 
 /* Rows of one kind, merged and sorted by total wait. */
@@ -285,8 +286,8 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
         memset(acc, 0, 2 * sizeof *acc);
         for (size_t k = i; k < j; k++) {
             struct hp_lock *l = items[k].l;
-            add_mode(&acc[0], &l->mode[0]);
-            add_mode(&acc[1], &l->mode[1]);
+            add_mode(&acc[0], l, 0);
+            add_mode(&acc[1], l, 1);
             r->instances += l->shared ? 0 : atomic_load(&l->instances);
             r->destroyed += atomic_load(&l->destroyed);
             r->nested += hp_lk_get(&l->nested);
@@ -496,11 +497,12 @@ static void json_identity(struct hp_json *j, const struct lock_row *r, struct hp
     hp_json_u64(j, "destroyed_count", r->destroyed);
 }
 
-static void json_mode(struct hp_json *j, const struct mode_figs *f, unsigned period)
+static void json_mode(struct hp_json *j, const struct mode_figs *f, unsigned period, int mode)
 {
     hp_json_u64(j, "locks_count", f->locks);
     hp_json_u64(j, "contended_count", f->contended);
-    hp_json_u64(j, "owner_changes_count", f->owner_changes);
+    /* readers share the lock: no owner, so no changes of it */
+    opt_u64(j, "owner_changes_count", mode == HP_MODE_WRITE, f->owner_changes);
     hp_json_u64(j, "timeouts_count", f->timeouts);
     hp_json_u64(j, "timeout_wait_ns", f->timeout_ns);
     hp_json_u64(j, "wait_total_ns", f->wait_ns);
@@ -536,7 +538,7 @@ static void mutexes_json(const void *snap, struct hp_json *j)
         hp_json_object_begin(j, NULL);
         json_identity(j, &s->rows[i], s->syms);
         hp_json_u64(j, "recursive_relocks_count", s->rows[i].nested);
-        json_mode(j, &s->rows[i].mode[HP_MODE_WRITE], s->period);
+        json_mode(j, &s->rows[i].mode[HP_MODE_WRITE], s->period, HP_MODE_WRITE);
         hp_json_object_end(j);
     }
     hp_json_array_end(j);
@@ -570,10 +572,10 @@ static void rw_locks_json(const void *snap, struct hp_json *j)
         json_identity(j, &s->rows[i], s->syms);
         hp_json_u64(j, "wait_total_ns", s->rows[i].wait_total_ns);
         hp_json_object_begin(j, "read");
-        json_mode(j, &s->rows[i].mode[HP_MODE_READ], s->period);
+        json_mode(j, &s->rows[i].mode[HP_MODE_READ], s->period, HP_MODE_READ);
         hp_json_object_end(j);
         hp_json_object_begin(j, "write");
-        json_mode(j, &s->rows[i].mode[HP_MODE_WRITE], s->period);
+        json_mode(j, &s->rows[i].mode[HP_MODE_WRITE], s->period, HP_MODE_WRITE);
         hp_json_object_end(j);
         hp_json_object_end(j);
     }

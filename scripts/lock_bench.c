@@ -9,6 +9,8 @@
  *   workload   two threads each do ITERATIONS/2 rounds of: lock, update a shared table (~WORK
  *              steps), unlock, work of their own as long: half the time inside the lock, so
  *              acquisitions often find it held and wait, as in a contended program
+ *   rwread     two threads each do ITERATIONS/2 pthread_rwlock_rdlock + unlock of one rwlock
+ *              (readers share it: neither waits, both move the rwlock's own line)
  *   workload-ab the workload inside one process, in AB_BLOCKS pairs of short blocks: one block
  *              locks through the program's own functions (the hooks, when preloaded), the other
  *              through libc's found directly (dlopen: never the hooks), both threads switching
@@ -43,6 +45,19 @@ static void pair_loop(long n)
         __asm__ volatile("" ::: "memory");
         pthread_mutex_unlock(&lock);
     }
+}
+
+static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+
+static void *read_side(void *arg)
+{
+    long n = *(long *)arg;
+    for (long i = 0; i < n; i++) {
+        pthread_rwlock_rdlock(&rwlock);
+        __asm__ volatile("" ::: "memory");
+        pthread_rwlock_unlock(&rwlock);
+    }
+    return NULL;
 }
 
 static void *contend(void *arg)
@@ -105,6 +120,11 @@ static void contended_loop(long n)
 static void workload_loop(long n)
 {
     two_threads(n, work);
+}
+
+static void rwread_loop(long n)
+{
+    two_threads(n, read_side);
 }
 
 #define AB_BLOCKS 201
@@ -172,7 +192,7 @@ static int workload_ab(long n)
 int main(int argc, char **argv)
 {
     if (argc != 3 || atol(argv[2]) <= 0) {
-        fprintf(stderr, "usage: lock_bench pair|contended|workload|workload-ab ITERATIONS\n");
+        fprintf(stderr, "usage: lock_bench pair|contended|workload|rwread|workload-ab ITERATIONS\n");
         return 2;
     }
     long n = atol(argv[2]);
@@ -181,6 +201,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "pair") == 0) loop = pair_loop;
     else if (strcmp(argv[1], "contended") == 0) loop = contended_loop;
     else if (strcmp(argv[1], "workload") == 0) loop = workload_loop;
+    else if (strcmp(argv[1], "rwread") == 0) loop = rwread_loop;
     else {
         fprintf(stderr, "lock_bench: unknown pattern %s\n", argv[1]);
         return 2;

@@ -9,7 +9,8 @@
 # ratio (bare ns / ns), with how contended it was from the profiler's own report; the same
 # workload inside one process (workload-ab: hooked and libc's own lock functions in alternating
 # block pairs, so the VM's drift between runs cancels; bare, it shows the method's bias); and the
-# two-thread lock/increment/unlock loop, whose threads mostly relock what they just unlocked.
+# two-thread lock/increment/unlock loop, whose threads mostly relock what they just unlocked; and
+# two threads taking one rwlock for reading.
 # The workload's runs fall into a fast and a slow speed, about 20% apart, whatever the preload
 # (how the two threads happen to fall into step): a median of a few runs jumps between the two,
 # so it gets more, shorter runs, and its ratio is of the mean times (the throughput over all of
@@ -17,11 +18,12 @@
 LOCK_BIN=build/bench/lock_bench
 LOCK_PAIR_N=20000000
 LOCK_CONT_N=4000000
+LOCK_READ_N=4000000
 LOCK_WORK_N=1000000
 LOCK_WORK_ROUNDS=$(( ROUNDS * 3 ))
 if [ -x "$LOCK_BIN" ]; then
     echo
-    echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, relock loop $LOCK_CONT_N ops; workload $LOCK_WORK_N ops, $LOCK_WORK_ROUNDS rounds"
+    echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, relock loop $LOCK_CONT_N ops, rwlock reads $LOCK_READ_N ops; workload $LOCK_WORK_N ops, $LOCK_WORK_ROUNDS rounds"
     lock_one() {    # pattern config iterations
         local line status
         case $2 in
@@ -53,6 +55,7 @@ if [ -x "$LOCK_BIN" ]; then
         for c in bare default every; do lock_one pair "$c" "$LOCK_PAIR_N"; done
         for c in bare default; do lock_ab "$c"; done
         for c in bare default; do lock_one contended "$c" "$LOCK_CONT_N"; done
+        for c in bare default; do lock_one rwread "$c" "$LOCK_READ_N"; done
     done
     for r in $(seq 1 "$LOCK_WORK_ROUNDS"); do
         echo "locks workload round $r/$LOCK_WORK_ROUNDS ..." >&2
@@ -96,8 +99,9 @@ print("%d of %d acquisitions waited (%.1f%%), %d owner changes" % (r["contended_
     wd=$(awk '{ s += $1 } END { if (NR) printf "%.1f", s / NR; else print "-" }' "$TMP/lock.workload.default" 2>/dev/null)
     lb=$(median "$TMP/lock.pair.bare"); ld=$(median "$TMP/lock.pair.default"); le=$(median "$TMP/lock.pair.every")
     cb=$(median "$TMP/lock.contended.bare"); cd_=$(median "$TMP/lock.contended.default")
+    rb=$(median "$TMP/lock.rwread.bare"); rd=$(median "$TMP/lock.rwread.default")
     ab=$(median "$TMP/lock.ab.bare"); ad=$(median "$TMP/lock.ab.default")
-    awk -v ab="$ab" -v ad="$ad" -v b="$lb" -v d="$ld" -v e="$le" -v cb="$cb" -v cd="$cd_" -v wb="$wb" -v wd="$wd" \
+    awk -v ab="$ab" -v ad="$ad" -v b="$lb" -v d="$ld" -v e="$le" -v cb="$cb" -v cd="$cd_" -v rb="$rb" -v rd="$rd" -v wb="$wb" -v wd="$wd" \
         -v wr="$wr" -v ws="$(spread "$TMP/lock.workload.bare") ns/op bare, $(spread "$TMP/lock.workload.default") preloaded" \
         -v wc="$(contention workload "$LOCK_WORK_N")" -v cc="$(contention contended "$LOCK_CONT_N")" 'BEGIN {
         printf "| lock pattern | bare ns/op | hotpath ns/op | added ns | ratio |\n"
@@ -106,6 +110,7 @@ print("%d of %d acquisitions waited (%.1f%%), %d owner changes" % (r["contended_
         if (b != "-" && e != "-") printf "| pair, every hold timed | %.1f | %.1f | %+.1f | %.2fx |\n", b, e, e - b, e / b
         if (wb != "-" && wd != "-") printf "| contended workload, 2 threads (mean) | %.1f | %.1f | %+.1f | %.2fx |\n", wb, wd, wd - wb, wd / wb
         if (cb != "-" && cd != "-") printf "| relock loop, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", cb, cd, cd - cb, cd / cb
+        if (rb != "-" && rd != "-") printf "| rwlock reads, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", rb, rd, rd - rb, rd / rb
         print ""
         if (b == "-" || d == "-") print "target: lock/unlock pair, default settings: not measured"
         else printf "target: lock/unlock pair, default settings %+.1f ns (target <= 15 ns): %s\n", d - b, (d - b <= 15) ? "met" : "missed"

@@ -132,6 +132,14 @@ def test_sampled_holds_do_not_line_up_with_the_program_s_pattern():
     assert 50 <= rw["write"]["holds_timed_count"] <= 170, rw["write"]
 
 
+def test_a_fork_child_counts_only_its_own_reads():
+    r = run([target("locks_sampling"), "fork"])
+    assert r.returncode == 0 and len(r.reports) == 2, r.stderr[-300:]
+    reads = sorted([x for x in rep["rw_locks"]["rows"] if x["name"] == "table_rw"][0]["read"]["locks_count"]
+                   for rep in r.reports.values())
+    assert reads == [5, 18000], reads
+
+
 def test_rwlock_reads_and_writes_counted_exactly():
     r = run([target("locks_rw")])
     assert r.returncode == 0, r.stderr
@@ -140,6 +148,8 @@ def test_rwlock_reads_and_writes_counted_exactly():
     rw = found[0]
     assert rw["read"]["locks_count"] == 4000, rw["read"]
     assert rw["write"]["locks_count"] == 201, rw["write"]   # 200 by the writer, 1 by main
+    # readers share the lock: no owner to change (writers have one)
+    assert rw["read"]["owner_changes_count"] is None and rw["write"]["owner_changes_count"] >= 0, rw
     r = run([target("locks_rw")], fmt="table")
     lines = r.stderr.decode().splitlines()
     assert any(l.startswith("| table_lock ") and "| read " in l and "| 4000 " in l for l in lines), lines
