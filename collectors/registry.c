@@ -48,7 +48,9 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
         out->lock_wait_ticks = hp_read(&t->lock_wait_ticks);
         out->cond_wait_ticks = hp_read(&t->cond_wait_ticks);
         out->cond_wait_count = hp_read(&t->cond_wait_count);
-        out->blocked_on = atomic_load_explicit(&t->blocked_on, memory_order_relaxed);
+        out->blocked_on = atomic_load_explicit(&t->blocked_on, memory_order_acquire);
+        out->blocked_since = atomic_load_explicit(&t->blocked_since, memory_order_relaxed);
+        out->blocked_read = atomic_load_explicit(&t->blocked_read, memory_order_relaxed);
         out->mapped_bytes = hp_read(&t->mapped_bytes);
         out->unmapped_bytes = hp_read(&t->unmapped_bytes);
         out->io_ticks = hp_read(&t->io_ticks);

@@ -17,6 +17,8 @@ struct hp_counts {
     uint64_t mapped_bytes, unmapped_bytes;                      /* anonymous mappings */
     uint64_t io_ticks, io_count;                                /* I/O view: time in I/O calls */
     void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
+    uint64_t blocked_since; /* a mutex or rwlock wait's start (ticks), */
+    int blocked_read;       /* and whether it waits to read */
 };
 
 struct hp_record {

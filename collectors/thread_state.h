@@ -22,13 +22,15 @@ struct hp_thread {
     uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */
     int tid;                 /* the kernel's id of the thread (0 without a record) */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
+    unsigned char read_holds;                       /* timed rwlock read holds in read_hold[] */
+    _Atomic unsigned char blocked_read;             /* blocked_on is an rwlock wait to read */
     struct hp_thread *next_free;
     _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
     /* locks view (collectors/locks.c): waits in ticks, the lock (struct hp_lock) waited on now */
     _Atomic uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count;
     void *_Atomic blocked_on;
     uint32_t lock_countdown[2];                     /* mutex, rwlock: acquisitions to the next timed hold */
-    uint32_t read_holds;                            /* timed rwlock read holds in read_hold[] */
+    _Atomic uint64_t blocked_since;  /* a mutex or rwlock wait's start in ticks (set before blocked_on) */
     struct { void *lock; uint64_t start; } read_hold[4];
     /* I/O view (collectors/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
     _Atomic uint64_t io_ticks, io_count;
@@ -39,6 +41,7 @@ struct hp_thread {
     struct hp_cpu_buf *cpu_buf;
     uintptr_t stack_lo;          /* the lowest address of the thread's stack, 0 unknown (cpu_profile.c) */
 } __attribute__((aligned(64)));   /* no two threads' counters share a cache line */
+_Static_assert(sizeof(struct hp_thread) == 256, "four cache lines: the first states live in the hooks' page");
 
 #if defined(__APPLE__)
 /* macOS allocates a __thread variable on its thread's first use, inside whichever malloc hook

@@ -146,10 +146,14 @@ static inline struct hp_thread *counting(void)
 
 /* ---- waits ---- */
 
-static inline uint64_t wait_begin(struct hp_thread *t, struct hp_lock *l)
+/* A report made meanwhile counts this wait as in progress (hp_record_counts reads these). */
+static inline uint64_t wait_begin(struct hp_thread *t, struct hp_lock *l, int mode)
 {
-    atomic_store_explicit(&t->blocked_on, l, memory_order_relaxed);
-    return hp_ticks();
+    uint64_t start = hp_ticks();
+    atomic_store_explicit(&t->blocked_since, start, memory_order_relaxed);
+    atomic_store_explicit(&t->blocked_read, (unsigned char)mode, memory_order_relaxed);
+    atomic_store_explicit(&t->blocked_on, l, memory_order_release);
+    return start;
 }
 
 static inline uint64_t wait_end(struct hp_thread *t, uint64_t start)
@@ -189,7 +193,7 @@ enum op { OP_PLAIN, OP_TIMED, OP_CLOCK };
 static __attribute__((noinline)) int mutex_slow(pthread_mutex_t *m, struct hp_lock *l, struct hp_thread *t,
                                                 enum op op, clockid_t clk, ts_t abstime)
 {
-    uint64_t start = wait_begin(t, l);
+    uint64_t start = wait_begin(t, l, HP_MODE_WRITE);
     int r;
     if (op == OP_PLAIN) r = lk.mutex_lock(m);
     else if (op == OP_TIMED) r = lk.mutex_timedlock(m, abstime);
@@ -326,7 +330,7 @@ HP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_lock *l, struct hp_thread *t,
                                              int mode, enum op op, clockid_t clk, ts_t abstime)
 {
-    uint64_t start = wait_begin(t, l);
+    uint64_t start = wait_begin(t, l, mode);
     int r;
     if (mode == HP_MODE_READ)
         r = op == OP_PLAIN ? lk.rw_rdlock(rw) : op == OP_TIMED ? lk.rw_timedrdlock(rw, abstime)

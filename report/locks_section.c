@@ -1,7 +1,8 @@
 /* locks_section.c — the locks view: sections `mutexes` (with the condition variables in JSON) and
  * `rw_locks`. A snapshot copies every record of the lock table, names each lock (its symbol, or the
  * stack that first locked it), merges locks without a symbol that share a first-lock stack into
- * one row (unless HOTPATH_LOCKS_ITER), and converts ticks to nanoseconds. */
+ * one row (unless HOTPATH_LOCKS_ITER), adds the waits in progress (threads blocked acquiring a
+ * lock as the snapshot is made: a deadlock's locks), and converts ticks to nanoseconds. */
 #include "locks_section.h"
 
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "../collectors/locks.h"
 #include "../collectors/memory.h"
+#include "../collectors/registry.h"
 #include "../collectors/sort.h"
 #include "../collectors/symbols.h"
 #include "fn_names.h"
@@ -25,6 +27,7 @@ struct mode_figs {
     uint64_t wait_ns, wait_max_ns, wait_p95_ns, wait_p99_ns;
     uint64_t holds_timed, hold_ns, hold_max_ns, hold_p95_ns, hold_p99_ns;
     int has_wait_pct, has_hold_pct;
+    uint64_t waiting, waiting_ns;      /* waits in progress, and how long so far */
     uint64_t wait_le[HP_PROM_LE + 1], hold_le[HP_PROM_LE + 1];   /* Prometheus buckets */
 };
 
@@ -43,7 +46,7 @@ struct lock_row {
     int other;
     uint64_t nested;
     struct mode_figs mode[2];
-    uint64_t wait_total_ns;    /* both modes: the sort key */
+    uint64_t wait_total_ns;    /* both modes, with the waits in progress: the sort key */
 };
 
 struct locks_snap {
@@ -91,7 +94,7 @@ static int mergeable(const struct item *x, const struct item *y)
 }
 
 struct acc {
-    uint64_t locks, contended, owner_changes, timeouts, timeout_ticks;
+    uint64_t locks, contended, owner_changes, timeouts, timeout_ticks, waiting, waiting_ticks;
     uint64_t wait_ticks, wait_max, holds_timed, hold_ticks, hold_max;
     uint32_t wait_hist[HP_HIST_BUCKETS], hold_hist[HP_HIST_BUCKETS];
     int has_wait_hist, has_hold_hist;
@@ -130,6 +133,8 @@ static void finish_mode(struct mode_figs *f, const struct acc *a)
 {
     f->locks = a->locks;
     f->contended = a->contended;
+    f->waiting = a->waiting;
+    f->waiting_ns = ns(a->waiting_ticks);
     f->owner_changes = a->owner_changes;
     f->timeouts = a->timeouts;
     f->timeout_ns = ns(a->timeout_ticks);
@@ -253,6 +258,63 @@ static int lock_used(struct hp_lock *l)
     return hp_lock_reads(l) > 0;
 }
 
+/* A thread blocked acquiring a lock as the snapshot is made. */
+struct waiter {
+    const struct hp_lock *l;
+    int mode;
+    uint64_t ticks;             /* so far */
+};
+
+static int by_lock(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct waiter *)a)->l, y = (uintptr_t)((const struct waiter *)b)->l;
+    return (x > y) - (x < y);
+}
+
+/* The threads waiting for a mutex or rwlock now, sorted by lock (NULL, 0 when none). */
+static struct waiter *waiters_now(unsigned kind, size_t *n)
+{
+    *n = 0;
+    if (kind != HP_LOCK_MUTEX && kind != HP_LOCK_RWLOCK) return NULL;
+    size_t max = hp_registry_count() + 64;       /* threads made meanwhile may go unlisted */
+    struct waiter *w = hp_alloc(max * sizeof *w);
+    if (!w) return NULL;
+    uint64_t now = hp_ticks();
+    hp_registry_lock();
+    for (uint32_t i = 0, count = hp_registry_count(); i < count && *n < max; i++) {
+        struct hp_counts c;
+        hp_record_counts(hp_record_at(i), &c);
+        const struct hp_lock *l = c.blocked_on;
+        if (!l || l->kind != kind) continue;
+        w[(*n)++] = (struct waiter){ l, c.blocked_read ? HP_MODE_READ : HP_MODE_WRITE,
+                                     now > c.blocked_since ? now - c.blocked_since : 0 };
+    }
+    hp_registry_unlock();
+    hp_sort(w, *n, sizeof *w, by_lock);
+    return w;
+}
+
+/* The first of l's waiters in w, or n. */
+static size_t first_waiter(const struct hp_lock *l, const struct waiter *w, size_t n)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)w[mid].l < (uintptr_t)l) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && w[lo].l == l ? lo : n;
+}
+
+/* Add the waits in progress on l to its modes' figures. */
+static void add_waiters(struct acc acc[2], const struct hp_lock *l, const struct waiter *w, size_t n)
+{
+    for (size_t i = first_waiter(l, w, n); i < n && w[i].l == l; i++) {
+        acc[w[i].mode].waiting++;
+        acc[w[i].mode].waiting_ticks += w[i].ticks;
+    }
+}
+
 /* Rows of one kind, merged and sorted by total wait. */
 static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *count)
 {
@@ -262,10 +324,12 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
     struct item *items = NULL;
     struct lock_row *rows = NULL;
     struct acc *acc = hp_alloc(2 * sizeof *acc);
+    size_t nwaiting = 0;
+    struct waiter *waiting = waiters_now(kind, &nwaiting);
     if (!locks || !acc) goto out;
     size_t listed = hp_locks_list(kind, locks, max), n = 0;
     for (size_t i = 0; i < listed; i++)
-        if (lock_used(locks[i])) locks[n++] = locks[i];
+        if (lock_used(locks[i]) || first_waiter(locks[i], waiting, nwaiting) < nwaiting) locks[n++] = locks[i];
     items = hp_alloc((n ? n : 1) * sizeof *items);
     if (!items) goto out;
     for (size_t i = 0; i < n; i++) {
@@ -288,6 +352,7 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
             struct hp_lock *l = items[k].l;
             add_mode(&acc[0], l, 0);
             add_mode(&acc[1], l, 1);
+            add_waiters(acc, l, waiting, nwaiting);
             r->instances += l->shared ? 0 : atomic_load(&l->instances);
             r->destroyed += atomic_load(&l->destroyed);
             r->nested += hp_lk_get(&l->nested);
@@ -295,11 +360,12 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
         name_row(r, &items[i], syms);
         finish_mode(&r->mode[0], &acc[0]);
         finish_mode(&r->mode[1], &acc[1]);
-        r->wait_total_ns = r->mode[0].wait_ns + r->mode[1].wait_ns;
+        r->wait_total_ns = r->mode[0].wait_ns + r->mode[1].wait_ns + r->mode[0].waiting_ns + r->mode[1].waiting_ns;
         i = j;
     }
     distinct_names(rows, *count);
 out:
+    hp_free(waiting);
     hp_free(acc);
     hp_free(items);
     hp_free(locks);
@@ -354,7 +420,7 @@ static void dur(char out[HP_FMT_MAX], int has, uint64_t v)
 
 static int mode_used(const struct mode_figs *f)
 {
-    return f->locks || f->contended || f->timeouts;
+    return f->locks || f->contended || f->timeouts || f->waiting;
 }
 
 /* A row's name as the text shows it: with its ordinal where rows' names came out the same. */
@@ -378,7 +444,7 @@ static void mode_cells(const struct lock_row *r, const struct mode_figs *f, char
     dur(c[6], f->holds_timed > 0, f->holds_timed ? f->hold_ns / f->holds_timed : 0);
     dur(c[7], f->has_hold_pct, f->hold_p95_ns);
     dur(c[8], f->holds_timed > 0, f->hold_max_ns);
-    hp_fmt_duration(c[9], f->wait_ns);
+    hp_fmt_duration(c[9], f->wait_ns + f->waiting_ns);
 }
 
 static void figures(const struct locks_snap *s, char *out, size_t size)
@@ -400,6 +466,19 @@ static void figures(const struct locks_snap *s, char *out, size_t size)
         len += (size_t)snprintf(out + len, size - len, "%s%llu timed out after %s of waiting", len ? "; " : "",
                                 (unsigned long long)timeouts, waited);
     }
+    /* threads blocked acquiring as the report is made (a deadlock): in Wait total, not in the rest */
+    uint64_t waiting = 0, waiting_ns = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        for (int m = 0; m < 2; m++) {
+            waiting += s->rows[i].mode[m].waiting;
+            waiting_ns += s->rows[i].mode[m].waiting_ns;
+        }
+    if (waiting && len < size) {
+        char so_far[HP_FMT_MAX];
+        hp_fmt_duration(so_far, waiting_ns);
+        len += (size_t)snprintf(out + len, size - len, "%s%llu thread%s blocked now, %s so far, in Wait total",
+                                len ? "; " : "", (unsigned long long)waiting, waiting == 1 ? "" : "s", so_far);
+    }
     if (s->overflowed && len < size)
         snprintf(out + len, size - len, "%stable full: later locks in <other>", len ? "; " : "");
 }
@@ -410,7 +489,7 @@ static void mutexes_table(const void *snap, struct hp_buf *out, unsigned limit)
                                            "Wait max", "Hold avg", "Hold P95", "Hold max", "Wait total" };
     const struct locks_snap *s = snap;
     unsigned shown = limit && limit < s->n ? limit : s->n;
-    char fig[160];
+    char fig[256];
     figures(s, fig, sizeof fig);
     hp_section_title(out, "mutexes", "Wait and hold times of mutexes.", fig, shown, s->n);
     struct hp_table t;
@@ -437,7 +516,7 @@ static void rw_locks_table(const void *snap, struct hp_buf *out, unsigned limit)
         total += (w || !rd) + rd;
     }
     unsigned shown = limit && limit < total ? limit : total;
-    char fig[160];
+    char fig[256];
     figures(s, fig, sizeof fig);
     hp_section_title(out, "rw_locks", "Wait and hold times of read-write locks.", fig, shown, total);
     struct hp_table t;
@@ -505,6 +584,8 @@ static void json_mode(struct hp_json *j, const struct mode_figs *f, unsigned per
     opt_u64(j, "owner_changes_count", mode == HP_MODE_WRITE, f->owner_changes);
     hp_json_u64(j, "timeouts_count", f->timeouts);
     hp_json_u64(j, "timeout_wait_ns", f->timeout_ns);
+    hp_json_u64(j, "waiting_now_count", f->waiting);
+    hp_json_u64(j, "waiting_now_ns", f->waiting_ns);
     hp_json_u64(j, "wait_total_ns", f->wait_ns);
     opt_u64(j, "wait_avg_ns", f->contended > 0, f->contended ? f->wait_ns / f->contended : 0);
     opt_u64(j, "wait_p95_ns", f->has_wait_pct, f->wait_p95_ns);

@@ -245,6 +245,16 @@ def test_deadlock_report_names_the_lock_each_thread_waits_on():
     assert a["blocked_on"] == {"kind": "mutex", "name": "lock_b", "address": a["blocked_on"]["address"]}, a
     assert b["blocked_on"]["kind"] == "mutex" and b["blocked_on"]["name"] == "lock_a", b
     assert row(r.report, "main")["blocked_on"] is None
+    # the locks' own rows count the waits in progress: the program waits 300 ms, then ends
+    for name in ("lock_a", "lock_b"):
+        m = mutex(r.report, name)
+        assert m["waiting_now_count"] == 1 and 200 * MS <= m["waiting_now_ns"] <= 10_000 * MS, m
+        assert m["contended_count"] == 0 and m["wait_total_ns"] == 0, m   # none has ended
+    r = run([target("locks_deadlock")], fmt="table", timeout=30)
+    text = r.stderr.decode()
+    assert "2 threads blocked now" in text, text
+    rows_ = [l for l in text.splitlines() if l.startswith("| lock_a ") or l.startswith("| lock_b ")]
+    assert len(rows_) == 2 and all(l.rstrip(" |").endswith(" ms") for l in rows_), rows_
 
 
 def test_locks_sections_can_be_left_out():
