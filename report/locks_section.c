@@ -453,12 +453,16 @@ static void figures(const struct locks_snap *s, char *out, size_t size)
     out[0] = 0;
     if (s->period != 1)
         len += (size_t)snprintf(out, size, s->period ? "holds timed 1 in %u" : "holds not timed", s->period);
-    /* a timed or clock call that gave up waited too, but acquired nothing: no row's Wait has it */
-    uint64_t timeouts = 0, timeout_ns = 0;
+    /* A timed or clock call that gave up waited too, but acquired nothing: no row's Wait has it.
+     * Threads blocked acquiring as the report is made (a deadlock) are in Wait total only. */
+    uint64_t timeouts = 0, timeout_ns = 0, waiting = 0, waiting_ns = 0;
     for (unsigned i = 0; i < s->n; i++)
         for (int m = 0; m < 2; m++) {
-            timeouts += s->rows[i].mode[m].timeouts;
-            timeout_ns += s->rows[i].mode[m].timeout_ns;
+            const struct mode_figs *f = &s->rows[i].mode[m];
+            timeouts += f->timeouts;
+            timeout_ns += f->timeout_ns;
+            waiting += f->waiting;
+            waiting_ns += f->waiting_ns;
         }
     if (timeouts && len < size) {
         char waited[HP_FMT_MAX];
@@ -466,13 +470,6 @@ static void figures(const struct locks_snap *s, char *out, size_t size)
         len += (size_t)snprintf(out + len, size - len, "%s%llu timed out after %s of waiting", len ? "; " : "",
                                 (unsigned long long)timeouts, waited);
     }
-    /* threads blocked acquiring as the report is made (a deadlock): in Wait total, not in the rest */
-    uint64_t waiting = 0, waiting_ns = 0;
-    for (unsigned i = 0; i < s->n; i++)
-        for (int m = 0; m < 2; m++) {
-            waiting += s->rows[i].mode[m].waiting;
-            waiting_ns += s->rows[i].mode[m].waiting_ns;
-        }
     if (waiting && len < size) {
         char so_far[HP_FMT_MAX];
         hp_fmt_duration(so_far, waiting_ns);
