@@ -103,6 +103,9 @@ void hp_unwind_warm_up(void)
 int hp_backtrace(void **out, int max)
 {
     if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return 0;
+    /* a signal handler that interrupted the loader (preload/dl.c): libunwind would wait on it */
+    struct hp_thread *self = hp_self;
+    if (self && atomic_load_explicit(&self->in_loader, memory_order_relaxed)) return 0;
     atomic_fetch_add(&unwinding, 1);
     int n;
     if (stacks_taken < STEPPED_STACKS) {

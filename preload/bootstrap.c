@@ -211,6 +211,7 @@ static void start(int argc, char **argv)
     hp_syms_note_program();
     hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
+    hp_fork_handlers_install();
     hp_signals_init();
     hp_cpu_start(self);
     hp_alloc_sites_start();

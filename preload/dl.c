@@ -1,11 +1,46 @@
 /* dl.c — dlclose: the modules it unloads are remembered (collectors/unloaded.h) so that the
- * report, made later, still names the functions that ran in them. */
+ * report, made later, still names the functions that ran in them. dl_iterate_phdr and dlclose
+ * mark the calling thread as inside the loader: both take the loader's lock, which libunwind
+ * takes too (through dl_iterate_phdr), so a stack taken in a signal handler that interrupted
+ * them (a CPU sample, a lock seen first in a handler) would wait forever for a lock its own
+ * thread holds. hp_backtrace takes no stack there. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 
 #include "../collectors/unloaded.h"
 #include "real.h"
+
+static void loader_enter(struct hp_thread *t)
+{
+    if (t) atomic_store_explicit(&t->in_loader, t->in_loader + 1, memory_order_relaxed);
+    __asm__ volatile("" ::: "memory");
+}
+
+static void loader_leave(struct hp_thread *t)
+{
+    __asm__ volatile("" ::: "memory");
+    if (t) atomic_store_explicit(&t->in_loader, t->in_loader - 1, memory_order_relaxed);
+}
+
+typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+
+HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    static iterate_fn real;
+    if (!real) {
+        int saved = errno;
+        real = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+        errno = saved;
+        if (!real) return 0;   /* nothing to iterate over */
+    }
+    struct hp_thread *t = hp_self;
+    loader_enter(t);
+    int r = real(callback, data);
+    loader_leave(t);
+    return r;
+}
 
 typedef int (*dlclose_fn)(void *);
 
@@ -19,8 +54,11 @@ HP_EXPORT int dlclose(void *handle)
         return -1;   /* no dlclose to call: nothing was unloaded */
     }
     struct hp_dl_list *before = hp_active ? hp_unloaded_before() : NULL;
+    struct hp_thread *t = hp_self;
     errno = saved;
+    loader_enter(t);
     int r = real(handle);
+    loader_leave(t);
     saved = errno;
     hp_unloaded_after(before);
     errno = saved;

@@ -146,20 +146,36 @@ static inline struct hp_thread *counting(void)
 
 /* ---- waits ---- */
 
-/* A report made meanwhile counts this wait as in progress (hp_record_counts reads these). */
-static inline uint64_t wait_begin(struct hp_thread *t, struct hp_lock *l, int mode)
+/* A wait, and the one it interrupted (a signal handler's wait inside the thread's own): a
+ * report made meanwhile counts the wait as in progress (hp_record_counts reads these), and the
+ * interrupted wait is the thread's again when this one ends. */
+struct wait {
+    uint64_t start;
+    void *outer;
+    uint64_t outer_since;
+    unsigned char outer_read;
+};
+
+static inline void set_blocked(struct hp_thread *t, void *l, uint64_t since, unsigned char read)
 {
-    uint64_t start = hp_ticks();
-    atomic_store_explicit(&t->blocked_since, start, memory_order_relaxed);
-    atomic_store_explicit(&t->blocked_read, (unsigned char)mode, memory_order_relaxed);
+    atomic_store_explicit(&t->blocked_since, since, memory_order_relaxed);
+    atomic_store_explicit(&t->blocked_read, read, memory_order_relaxed);
     atomic_store_explicit(&t->blocked_on, l, memory_order_release);
-    return start;
 }
 
-static inline uint64_t wait_end(struct hp_thread *t, uint64_t start)
+static inline struct wait wait_begin(struct hp_thread *t, struct hp_lock *l, int mode)
 {
-    uint64_t d = hp_ticks() - start;
-    atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+    struct wait w = { hp_ticks(), atomic_load_explicit(&t->blocked_on, memory_order_relaxed),
+                      atomic_load_explicit(&t->blocked_since, memory_order_relaxed),
+                      atomic_load_explicit(&t->blocked_read, memory_order_relaxed) };
+    set_blocked(t, l, w.start, (unsigned char)mode);
+    return w;
+}
+
+static inline uint64_t wait_end(struct hp_thread *t, const struct wait *w)
+{
+    uint64_t d = hp_ticks() - w->start;
+    set_blocked(t, w->outer, w->outer_since, w->outer_read);
     hp_count(&t->lock_wait_ticks, d);
     return d;
 }
@@ -193,12 +209,12 @@ enum op { OP_PLAIN, OP_TIMED, OP_CLOCK };
 static __attribute__((noinline)) int mutex_slow(pthread_mutex_t *m, struct hp_lock *l, struct hp_thread *t,
                                                 enum op op, clockid_t clk, ts_t abstime)
 {
-    uint64_t start = wait_begin(t, l, HP_MODE_WRITE);
+    struct wait w = wait_begin(t, l, HP_MODE_WRITE);
     int r;
     if (op == OP_PLAIN) r = lk.mutex_lock(m);
     else if (op == OP_TIMED) r = lk.mutex_timedlock(m, abstime);
     else r = lk.mutex_clocklock(m, clk, abstime);
-    uint64_t d = wait_end(t, start);
+    uint64_t d = wait_end(t, &w);
     if (mutex_acquired(r)) {
         mutex_taken(m, l, t);
         hp_lock_record_wait(l, HP_MODE_WRITE, d, 0);
@@ -330,7 +346,7 @@ HP_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_lock *l, struct hp_thread *t,
                                              int mode, enum op op, clockid_t clk, ts_t abstime)
 {
-    uint64_t start = wait_begin(t, l, mode);
+    struct wait w = wait_begin(t, l, mode);
     int r;
     if (mode == HP_MODE_READ)
         r = op == OP_PLAIN ? lk.rw_rdlock(rw) : op == OP_TIMED ? lk.rw_timedrdlock(rw, abstime)
@@ -338,7 +354,7 @@ static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_loc
     else
         r = op == OP_PLAIN ? lk.rw_wrlock(rw) : op == OP_TIMED ? lk.rw_timedwrlock(rw, abstime)
                                                                : lk.rw_clockwrlock(rw, clk, abstime);
-    uint64_t d = wait_end(t, start);
+    uint64_t d = wait_end(t, &w);
     if (r == 0) {
         if (mode == HP_MODE_READ) {
             hp_lock_take_read(l, t, hp_config.rwlock_time_period);
@@ -486,7 +502,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
     struct hp_lock *lc = hp_lock_get(c, HP_LOCK_COND, t);
     struct hp_lock *lm = hp_lock_get(m, HP_LOCK_MUTEX, t);
     uint64_t accum = 0;
-    int timed = 0;
+    int timed = 0, paused = 0;
     if (!lm->shared && atomic_load_explicit(&lm->held, memory_order_relaxed) &&
         atomic_load_explicit(&lm->owner, memory_order_relaxed) == t) {
         uint64_t start = hp_lk_get(&lm->hold_start);
@@ -495,13 +511,19 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
             timed = 1;
         }
         atomic_store_explicit(&lm->held, 0, memory_order_relaxed);
+        paused = 1;
     }
-    atomic_store_explicit(&t->blocked_on, lc, memory_order_relaxed);
-    uint64_t t0 = hp_ticks();
+    struct wait w = wait_begin(t, lc, HP_MODE_WRITE);
     int r = op == OP_PLAIN ? lk.cond_wait(c, m) : op == OP_TIMED ? lk.cond_timedwait(c, m, abstime)
                                                                  : lk.cond_clockwait(c, m, clk, abstime);
-    uint64_t t1 = hp_ticks(), d = t1 - t0;
-    atomic_store_explicit(&t->blocked_on, NULL, memory_order_relaxed);
+    uint64_t t1 = hp_ticks(), d = t1 - w.start;
+    set_blocked(t, w.outer, w.outer_since, w.outer_read);
+    if (r != 0 && r != ETIMEDOUT && r != EOWNERDEAD) {
+        /* refused before waiting (EINVAL: a bad time or clock; EPERM: m not held): m was never
+         * let go, so its hold goes on, and there was no wait */
+        if (paused) atomic_store_explicit(&lm->held, 1, memory_order_relaxed);
+        return r;
+    }
     hp_count(&t->cond_wait_ticks, d);
     hp_count(&t->cond_wait_count, 1);
     struct hp_lock_mode *cm = &lc->mode[HP_MODE_WRITE];
@@ -511,7 +533,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, enum op op, cloc
     /* The wait returns holding m again (also on a timeout). That is not an acquisition the
      * program made, so it is neither counted nor an owner change: the next thread to lock m
      * counts the change, which keeps owner changes within acquisitions. */
-    if ((r == 0 || r == ETIMEDOUT || r == EOWNERDEAD) && !lm->shared) {
+    if (!lm->shared) {
         if (atomic_load_explicit(&lm->owner, memory_order_relaxed) != t)
             atomic_store_explicit(&lm->owner, t, memory_order_relaxed);
         hp_lk_set(&lm->hold_start, timed ? t1 - accum : 0);   /* the wait is not hold time */

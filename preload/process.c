@@ -46,22 +46,55 @@ int hp_spawning_child(void)
     return hp_report_fork_child() && !hp_sampler_settled();
 }
 
+/* The registry's lock is held across the fork itself, so that the child's copy is whole: taken
+ * by the last prepare handler to run and let go by the first parent and child handlers (handlers
+ * installed at start run last before a fork and first after it), not around the whole of
+ * fork(): the program's own handlers may make or end threads, which takes the lock. */
+static __thread int registry_held_for_fork __attribute__((tls_model("initial-exec")));
+
+static void fork_prepare(void)
+{
+    if (!hp_active || !hp_self) return;
+    hp_registry_lock();
+    registry_held_for_fork = 1;
+}
+
+static void fork_parent(void)
+{
+    if (!registry_held_for_fork) return;
+    registry_held_for_fork = 0;
+    hp_registry_unlock();
+}
+
+static void fork_child(void)
+{
+    if (!registry_held_for_fork) return;
+    registry_held_for_fork = 0;
+    struct hp_thread *self = hp_self;
+    self->guard++;
+    hp_pid = getpid();
+    hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(), hp_self_cpu_ns(),
+                           hp_now_ns());
+    self->guard--;
+}
+
+void hp_fork_handlers_install(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 HP_EXPORT pid_t fork(void)
 {
     hp_resolve();
     if (!hp_active) return hp_hot.real.fork();
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
     if (!self) return hp_hot.real.fork();
-    /* Held across fork so the child's copy of the registry is whole; released on both sides. */
-    hp_registry_lock();
     pid_t pid = hp_hot.real.fork();
     int saved = errno;
     if (pid == 0) {
         self->guard++;
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
-        hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(),
-                               hp_self_cpu_ns(), now);
         hp_report_child_identity(hp_pid, now);
         hp_locks_fork_child();
         hp_unwind_fork_child();
@@ -71,8 +104,6 @@ HP_EXPORT pid_t fork(void)
         hp_server_restart_in_child();   /* its listener, which the new sampler's first pass serves */
         hp_sampler_restart_in_child();
         self->guard--;
-    } else {
-        hp_registry_unlock();
     }
     errno = saved;
     return pid;

@@ -114,6 +114,8 @@ void hp_report_as_profiler(void);
 /* A fork child that has not yet lived to its sampler's first pass: what it does before an exec is
  * the spawning of a program (a shell's command), as in a vfork child, not a program of its own. */
 int hp_spawning_child(void);
+/* At start: the fork handlers that hold the registry's lock across a fork (process.c). */
+void hp_fork_handlers_install(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);

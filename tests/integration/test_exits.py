@@ -32,6 +32,17 @@ def test_exit():
     check_mode("exit", 4)
 
 
+def test_fork_handlers_that_make_threads():
+    # the registry's lock was held across the whole of fork(), so a handler that made a thread
+    # (or waited for a thread that made one) hung for good
+    expected = bare([target("fork_handlers")], timeout=30)
+    r = run([target("fork_handlers")], timeout=30)
+    assert r.returncode == 0 == expected.returncode, (r.returncode, r.stderr[-300:])
+    assert sorted(r.stdout.splitlines()) == sorted(expected.stdout.splitlines()), r.stdout
+    assert b"child handler: 0" in r.stdout and b"child status 0, worker 0" in r.stdout, r.stdout
+    assert len(r.reports) == 2, r.reports.keys()
+
+
 def test_fork_children_while_other_threads_take_stacks():
     """A fork landing while another thread is inside libunwind left libunwind's lock held in the
     child, whose next sampled allocation waited forever. (This program shows it only now and

@@ -257,6 +257,34 @@ def test_deadlock_report_names_the_lock_each_thread_waits_on():
     assert len(rows_) == 2 and all(l.rstrip(" |").endswith(" ms") for l in rows_), rows_
 
 
+def test_locks_first_seen_in_a_signal_handler_that_interrupted_the_loader():
+    # the handler's first sight of a lock takes a stack; inside dl_iterate_phdr that hung for good
+    # (libunwind waits on the loader's lock, with every signal blocked: only SIGKILL ended it)
+    for _ in range(2):
+        r = run([target("locks_in_handler")], timeout=60)
+        assert r.returncode == 0 and r.stdout == b"bad=0\n", (r.returncode, r.stdout, r.stderr[-300:])
+        assert sum(m["locks_count"] for m in mutexes(r.report)) >= 500
+
+
+def test_condition_waits_refused_before_waiting_change_nothing():
+    expected = bare([target("locks_edges"), "cond-errors"])
+    r = run([target("locks_edges"), "cond-errors"], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
+    assert r.returncode == expected.returncode == 0 and r.stdout == expected.stdout == b"22\n22\n1\n", r.stdout
+    assert not [c for c in r.report["mutexes"]["cond_vars"] if c["name"] == "refused_cond"], r.report["mutexes"]
+    assert row(r.report, "main")["cond_wait_count"] == 0
+    m = mutex(r.report, "refused_lock")
+    assert m["locks_count"] == 1 and m["holds_timed_count"] == 1, m     # the hold went on
+
+
+def test_a_wait_in_a_signal_handler_gives_back_the_wait_it_interrupted():
+    r = run([target("locks_edges"), "nested"], timeout=30)
+    assert r.returncode == -15 and r.stdout == b"terminating\n", (r.returncode, r.stdout)
+    t = row(r.report, "blocked")
+    assert t["blocked_on"] is not None and t["blocked_on"]["name"] == "outer_lock", t
+    assert mutex(r.report, "inner_lock")["contended_count"] == 1
+    assert mutex(r.report, "outer_lock")["waiting_now_count"] == 1
+
+
 def test_locks_sections_can_be_left_out():
     r = run([target("locks_cache")], env={"HOTPATH_REPORT": "all,-mutexes,-rw_locks"})
     assert "mutexes" not in r.report and "rw_locks" not in r.report
