@@ -226,16 +226,15 @@ static struct hp_lock_hists *mode_hists(struct hp_lock_mode *m)
 
 /* Recording a wait or a timed hold is the profiler's work: under the thread's guard, a CPU
  * sample taken meanwhile is the profiler's, not the program's time in these functions. */
-void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks, int shared)
+void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks)
 {
     struct hp_thread *t = hp_guard_raise();
     struct hp_lock_mode *m = &l->mode[mode];
-    shared |= l->shared;
-    hp_lk_add(&m->contended, 1, shared);
-    hp_lk_add(&m->wait_ticks, ticks, shared);
-    hp_lk_max(&m->wait_max, ticks, shared);
+    hp_lk_add(&m->contended, 1, 1);
+    hp_lk_add(&m->wait_ticks, ticks, 1);
+    hp_lk_max(&m->wait_max, ticks, 1);
     struct hp_lock_hists *h = mode_hists(m);
-    if (h) hp_lk_hist_add(&h->wait, ticks, shared);
+    if (h) hp_hist_add(&h->wait, ticks);
     hp_guard_lower(t);
 }
 

@@ -3,7 +3,8 @@
  *
  * Counting discipline (rule 2): a mutex's record and an rwlock's write side are written only by
  * the thread that holds the lock (after it acquired it, before it releases it), so their counters
- * take a plain load + store; the lock itself orders the writers. Read acquisitions take an atomic
+ * take a plain load + store; the lock itself orders the writers. A contended acquisition's wait is
+ * the exception: recorded after the release (preload/locks.c), with atomic adds. Read acquisitions take an atomic
  * add on their thread group's own line (struct hp_read_shards); read holds, condition variables,
  * timeouts and the shared `<other>` record take atomic adds. Waits are timed only after a failed
  * trylock; uncontended holds are timed one in N per thread (hp_config.*_time_period).
@@ -44,17 +45,20 @@ struct hp_lock_hists { struct hp_hist wait, hold; };
 struct hp_lock_mode {
     _Atomic uint64_t locks;            /* acquisitions (condition variable: waits) */
     _Atomic uint64_t owner_changes;    /* the acquirer was not the previous one */
+    _Atomic uint64_t holds_timed, hold_ticks;
+    /* the rest are written outside the lock's critical section, with atomic adds */
     _Atomic uint64_t contended;        /* acquisitions that had to wait (a trylock failed first) */
     _Atomic uint64_t wait_ticks, wait_max;
-    _Atomic uint64_t holds_timed, hold_ticks, hold_max;
-    _Atomic uint64_t timeouts, timeout_ticks; /* timed/clock variants that gave up (atomic adds) */
+    _Atomic uint64_t hold_max;         /* written under the lock, rarely: read-mostly */
+    _Atomic uint64_t timeouts, timeout_ticks; /* timed/clock variants that gave up */
     struct hp_lock_hists *_Atomic hists;     /* NULL until the first timed wait or hold */
 };
 
-/* Laid out so that all an exclusive acquisition and release write (key to mode[0].wait_ticks, a
- * contended one included) is one cache line: when two threads take turns on a lock, that line
- * moves between their cores with the lock itself, and every further line written would move too,
- * while the next thread waits. */
+/* Laid out so that all an exclusive acquisition and release write under the lock (key to
+ * mode[0].hold_ticks) is one cache line: when two threads take turns on a lock, that line moves
+ * between their cores with the lock itself, and every further line written there would move too,
+ * while the next thread waits. A contended acquisition's wait is recorded after the release
+ * (preload/locks.c), on the next line. */
 struct hp_lock {
     _Atomic uintptr_t key;             /* address | kind; 0 once destroyed (or never published) */
     struct hp_thread *_Atomic owner;   /* the last exclusive owner (mutex, rwlock writer) */
@@ -73,7 +77,8 @@ struct hp_lock {
     uint32_t nframes;                  /* the stack that first locked it, innermost first */
     void *frames[HP_LOCK_FRAMES];
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct hp_lock, mode[0].wait_ticks) + 8 <= 64, "an acquisition's fields share a line");
+_Static_assert(offsetof(struct hp_lock, mode[0].hold_ticks) + 8 <= 64, "an acquisition's fields share a line");
+_Static_assert(offsetof(struct hp_lock, mode[0].contended) >= 64, "a wait is recorded off that line");
 
 /* ---- the table ---- */
 
@@ -168,8 +173,9 @@ static inline uint64_t hp_lock_sample(uint32_t *countdown, unsigned period)
     return now | 1;
 }
 
-/* A wait (contended acquisition or timeout) and a hold, with their histograms. */
-void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks, int shared);
+/* A wait (contended acquisition, recorded with atomic adds outside the critical section, or a
+ * timeout) and a hold, with their histograms. */
+void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks);
 void hp_lock_record_timeout(struct hp_lock *l, int mode, uint64_t ticks);
 void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared);
 

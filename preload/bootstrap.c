@@ -140,6 +140,7 @@ static void warn_line(const char *line)
 
 static void at_exit(void)
 {
+    hp_locks_flush_deferred();
     if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
 }
 

@@ -116,6 +116,8 @@ void hp_report_as_profiler(void);
 int hp_spawning_child(void);
 /* At start: the fork handlers that hold the registry's lock across a fork (process.c). */
 void hp_fork_handlers_install(void);
+/* The calling thread's contended wait not yet recorded (locks.c): recorded now. */
+void hp_locks_flush_deferred(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);

@@ -22,6 +22,7 @@ static void thread_ends(void *unused)
     (void)unused;
     struct hp_thread *t = hp_self;
     if (!t) return;
+    hp_locks_flush_deferred();
     hp_cpu_thread_end(t);
     int saved = errno;
     struct rusage ru;
