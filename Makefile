@@ -48,6 +48,9 @@ $(BUILD)/obj/%.o: %.c $(wildcard preload/*.h collectors/*.h report/*.h) | check-
 	@echo "  CC      $<"
 	@$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+# dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
+$(BUILD)/obj/preload/dl.o: LIB_CFLAGS += -fexceptions
+
 $(LIB): $(LIB_OBJ)
 	@echo "  LD      $@"
 	@$(CC) -o $@ $^ $(LIB_LDFLAGS)

@@ -140,7 +140,6 @@ static void warn_line(const char *line)
 
 static void at_exit(void)
 {
-    hp_locks_flush_deferred();
     if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
 }
 
@@ -163,6 +162,7 @@ static void final_report(void)
  * otherwise (or with no sampler) the report is written here. */
 void hp_report_as_profiler(void)
 {
+    hp_locks_flush_deferred();     /* exit, _exit, exec: a wait this thread kept is in it */
     struct hp_thread *t = hp_guard_raise();
     if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
     hp_guard_lower(t);

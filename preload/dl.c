@@ -12,16 +12,20 @@
 #include "../collectors/unloaded.h"
 #include "real.h"
 
-static void loader_enter(struct hp_thread *t)
+static struct hp_thread *loader_enter(void)
 {
+    struct hp_thread *t = hp_self;
     if (t) atomic_store_explicit(&t->in_loader, t->in_loader + 1, memory_order_relaxed);
     __asm__ volatile("" ::: "memory");
+    return t;
 }
 
-static void loader_leave(struct hp_thread *t)
+/* Run as the hook's frame goes, returning or unwound by a C++ exception thrown out of a
+ * callback (this file is built with -fexceptions for that; glibc lets go of its lock then too). */
+static void loader_leave(struct hp_thread **t)
 {
     __asm__ volatile("" ::: "memory");
-    if (t) atomic_store_explicit(&t->in_loader, t->in_loader - 1, memory_order_relaxed);
+    if (*t) atomic_store_explicit(&(*t)->in_loader, (*t)->in_loader - 1, memory_order_relaxed);
 }
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
@@ -35,11 +39,8 @@ HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, voi
         errno = saved;
         if (!real) return 0;   /* nothing to iterate over */
     }
-    struct hp_thread *t = hp_self;
-    loader_enter(t);
-    int r = real(callback, data);
-    loader_leave(t);
-    return r;
+    struct hp_thread *t __attribute__((cleanup(loader_leave))) = loader_enter();
+    return real(callback, data);
 }
 
 typedef int (*dlclose_fn)(void *);
@@ -54,11 +55,12 @@ HP_EXPORT int dlclose(void *handle)
         return -1;   /* no dlclose to call: nothing was unloaded */
     }
     struct hp_dl_list *before = hp_active ? hp_unloaded_before() : NULL;
-    struct hp_thread *t = hp_self;
     errno = saved;
-    loader_enter(t);
-    int r = real(handle);
-    loader_leave(t);
+    int r;
+    {
+        struct hp_thread *t __attribute__((cleanup(loader_leave))) = loader_enter();
+        r = real(handle);
+    }
     saved = errno;
     hp_unloaded_after(before);
     errno = saved;

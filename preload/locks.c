@@ -220,6 +220,11 @@ void hp_locks_flush_deferred(void)
     flush_deferred();
 }
 
+void hp_locks_forget_deferred(void)
+{
+    atomic_store_explicit(&deferred.lock, NULL, memory_order_relaxed);
+}
+
 /* An unlock, then the wait kept since the acquisition (the unlock hooks keep their tail call to
  * the real function when there is none). */
 static __attribute__((noinline)) int mutex_unlock_then_record(pthread_mutex_t *m)

@@ -118,6 +118,8 @@ int hp_spawning_child(void);
 void hp_fork_handlers_install(void);
 /* The calling thread's contended wait not yet recorded (locks.c): recorded now. */
 void hp_locks_flush_deferred(void);
+/* In a fork child: that wait was the parent's. */
+void hp_locks_forget_deferred(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);

@@ -49,6 +49,7 @@ static void on_report_signal(int sig)
 {
     int saved = errno;
     if (getpid() == hp_pid) {
+        hp_locks_flush_deferred();   /* a wait this thread kept */
         hp_report_ending_signal(sig, hp_platform_gettid());
         hp_sampler_write_report(REPORT_START_MS, REPORT_TIMEOUT_MS);
     }

@@ -285,6 +285,21 @@ def test_a_wait_in_a_signal_handler_gives_back_the_wait_it_interrupted():
     assert mutex(r.report, "outer_lock")["waiting_now_count"] == 1
 
 
+def test_a_contended_wait_is_in_the_report_however_the_image_ends():
+    # the wait is recorded after the unlock: _exit before it must still show it, and a fork
+    # child, which did not wait, must not (the harness keeps an exec's last image only)
+    r = run([target("locks_kept_wait"), "_exit"], timeout=30)
+    assert r.returncode == 4, r.stderr[-300:]
+    m = mutex(r.report, "kept_lock")
+    assert m["locks_count"] == 2 and m["contended_count"] == 1 and m["wait_total_ns"] >= 20 * MS, m
+    r = run([target("locks_kept_wait"), "fork"], timeout=30)
+    assert r.returncode == 0 and r.stdout == b"child 3\n" and len(r.reports) == 2, r.stderr[-300:]
+    parent, child = sorted(r.reports.values(), key=lambda rep: rep["pid"])
+    m = mutex(parent, "kept_lock")
+    assert m["locks_count"] == 2 and m["contended_count"] == 1, m
+    assert not [x for x in child["mutexes"]["rows"] if x["contended_count"]], child["mutexes"]["rows"]
+
+
 def test_locks_sections_can_be_left_out():
     r = run([target("locks_cache")], env={"HOTPATH_REPORT": "all,-mutexes,-rw_locks"})
     assert "mutexes" not in r.report and "rw_locks" not in r.report
