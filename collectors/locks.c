@@ -137,7 +137,8 @@ static void take_stack(struct first_stack *s, struct hp_thread *t, const void *a
     s->taken = 1;
 }
 
-static struct hp_lock *fresh_record(struct first_stack *s, const void *addr, unsigned kind, struct hp_thread *t)
+static struct hp_lock *fresh_record(struct first_stack *s, const void *addr, unsigned kind,
+                                    struct hp_thread *t)
 {
     if (atomic_load_explicit(&records.next, memory_order_relaxed) >= records.cap) return NULL;
     take_stack(s, t, addr);
@@ -268,7 +269,7 @@ void hp_lock_count_first_read(struct hp_lock *l, struct hp_thread *t)
                                                      memory_order_acquire))
             s = expected;   /* another reader made them first: ours stay unused */
     }
-    if (s) atomic_fetch_add_explicit(&s->s[t->index % HP_READ_SHARDS].n, 1, memory_order_relaxed);
+    if (s) hp_read_shards_add(s, t);
     else atomic_fetch_add_explicit(&l->mode[HP_MODE_READ].locks, 1, memory_order_relaxed);
 }
 

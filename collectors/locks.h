@@ -4,9 +4,9 @@
  * Counting discipline (rule 2): a mutex's record and an rwlock's write side are written only by
  * the thread that holds the lock (after it acquired it, before it releases it), so their counters
  * take a plain load + store; the lock itself orders the writers. A contended acquisition's wait is
- * the exception: recorded after the release (preload/locks.c), with atomic adds. Read acquisitions take an atomic
- * add on their thread group's own line (struct hp_read_shards); read holds, condition variables,
- * timeouts and the shared `<other>` record take atomic adds. Waits are timed only after a failed
+ * the exception: recorded after the release (preload/locks.c), with atomic adds. Read
+ * acquisitions take an atomic add on their thread group's own line (struct hp_read_shards); read
+ * holds, condition variables, timeouts and the shared `<other>` record take atomic adds. Waits are timed only after a failed
  * trylock; uncontended holds are timed one in N per thread (hp_config.*_time_period).
  * Durations are kept in ticks (ticks.h) and converted when a report is made. */
 #ifndef HP_LOCKS_H
@@ -29,7 +29,7 @@ enum { HP_MODE_WRITE = 0, HP_MODE_READ = 1 };
 #define HP_LOCK_SLOTS (1u << 15)       /* open-addressing slots, all kinds together */
 #define HP_LOCK_RECORDS 24576u         /* records before new locks fall into <other> */
 #define HP_LOCK_HISTS 16384u           /* wait/hold histogram pairs (only timed locks get one) */
-#define HP_LOCK_READ_SHARDS 4096u      /* rwlocks whose reads are counted in shards (then <other>'s way) */
+#define HP_LOCK_READ_SHARDS 4096u      /* rwlocks with read shards (later ones count on the record) */
 #define HP_READ_SHARDS 8
 
 /* An rwlock's read acquisitions, counted apart for each group of threads (creation order modulo 8)
@@ -38,6 +38,11 @@ enum { HP_MODE_WRITE = 0, HP_MODE_READ = 1 };
 struct hp_read_shards {
     struct { _Atomic uint64_t n; char pad[56]; } s[HP_READ_SHARDS];
 };
+
+static inline void hp_read_shards_add(struct hp_read_shards *s, const struct hp_thread *t)
+{
+    atomic_fetch_add_explicit(&s->s[t->index % HP_READ_SHARDS].n, 1, memory_order_relaxed);
+}
 #define HP_LOCK_MAX_PROBE 64u
 
 struct hp_lock_hists { struct hp_hist wait, hold; };
@@ -72,7 +77,7 @@ struct hp_lock {
     uintptr_t addr;
     _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
     _Atomic uint32_t destroyed;        /* of them, destroyed (pthread_*_destroy, or _init over it) */
-    struct hp_read_shards *_Atomic read_shards; /* an rwlock's reads, from its first (NULL: in mode[1]) */
+    struct hp_read_shards *_Atomic read_shards; /* reads from the first on (NULL: in mode[1]) */
     _Atomic uint64_t nested;           /* relocks of a recursive mutex already held */
     uint32_t nframes;                  /* the stack that first locked it, innermost first */
     void *frames[HP_LOCK_FRAMES];
@@ -215,7 +220,7 @@ static inline void hp_lock_take_read(struct hp_lock *l, struct hp_thread *t, uns
 {
     struct hp_read_shards *s = atomic_load_explicit(&l->read_shards, memory_order_acquire);
     if (__builtin_expect(s != NULL, 1))
-        atomic_fetch_add_explicit(&s->s[t->index % HP_READ_SHARDS].n, 1, memory_order_relaxed);
+        hp_read_shards_add(s, t);
     else
         hp_lock_count_first_read(l, t);
     uint64_t start = hp_lock_sample(&t->lock_countdown[1], period);

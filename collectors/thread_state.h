@@ -24,7 +24,7 @@ struct hp_thread {
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     unsigned char read_holds;                       /* timed rwlock read holds in read_hold[] */
     _Atomic unsigned char blocked_read;             /* blocked_on is an rwlock wait to read */
-    _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (preload/dl.c): no unwinding */
+    _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */
     struct hp_thread *next_free;
     _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
     /* locks view (collectors/locks.c): waits in ticks, the lock (struct hp_lock) waited on now */

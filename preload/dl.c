@@ -15,7 +15,8 @@
 static struct hp_thread *loader_enter(void)
 {
     struct hp_thread *t = hp_self;
-    if (t) atomic_store_explicit(&t->in_loader, t->in_loader + 1, memory_order_relaxed);
+    if (t) atomic_store_explicit(&t->in_loader, atomic_load_explicit(&t->in_loader, memory_order_relaxed) + 1,
+                                 memory_order_relaxed);
     __asm__ volatile("" ::: "memory");
     return t;
 }
@@ -25,7 +26,9 @@ static struct hp_thread *loader_enter(void)
 static void loader_leave(struct hp_thread **t)
 {
     __asm__ volatile("" ::: "memory");
-    if (*t) atomic_store_explicit(&(*t)->in_loader, (*t)->in_loader - 1, memory_order_relaxed);
+    if (*t)
+        atomic_store_explicit(&(*t)->in_loader, atomic_load_explicit(&(*t)->in_loader, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
 }
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);

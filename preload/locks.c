@@ -202,11 +202,15 @@ static __attribute__((noinline, cold)) void record_deferred(void)
     errno = saved;
 }
 
-static inline void flush_deferred(void)
+static inline int wait_kept(void)
 {
-    if (unlikely(atomic_load_explicit(&deferred.lock, memory_order_relaxed) != NULL)) record_deferred();
+    return unlikely(atomic_load_explicit(&deferred.lock, memory_order_relaxed) != NULL);
 }
 
+static inline void flush_deferred(void)
+{
+    if (wait_kept()) record_deferred();
+}
 
 static inline void defer_wait(struct hp_lock *l, uint64_t ticks)
 {
@@ -239,11 +243,6 @@ static __attribute__((noinline)) int rw_unlock_then_record(pthread_rwlock_t *rw)
     int r = lk.rw_unlock(rw);
     record_deferred();
     return r;
-}
-
-static inline int wait_kept(void)
-{
-    return unlikely(atomic_load_explicit(&deferred.lock, memory_order_relaxed) != NULL);
 }
 
 /* ---- mutexes ---- */

@@ -72,7 +72,6 @@ static void fork_child(void)
     registry_held_for_fork = 0;
     struct hp_thread *self = hp_self;
     self->guard++;
-    hp_pid = getpid();
     hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(), hp_self_cpu_ns(),
                            hp_now_ns());
     self->guard--;

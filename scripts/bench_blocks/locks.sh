@@ -95,8 +95,10 @@ print("%d of %d acquisitions waited (%.1f%%), %d owner changes" % (r["contended_
         sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'
     }
     wr=$(throughput_ratio "$TMP/lock.workload.bare" "$TMP/lock.workload.default")
-    wb=$(awk '{ s += $1 } END { if (NR) printf "%.1f", s / NR; else print "-" }' "$TMP/lock.workload.bare" 2>/dev/null)
-    wd=$(awk '{ s += $1 } END { if (NR) printf "%.1f", s / NR; else print "-" }' "$TMP/lock.workload.default" 2>/dev/null)
+    mean() {    # file -> mean, or "-" when there is no figure
+        awk '{ s += $1 } END { if (NR) printf "%.1f", s / NR; else print "-" }' "$1" 2>/dev/null || echo -
+    }
+    wb=$(mean "$TMP/lock.workload.bare"); wd=$(mean "$TMP/lock.workload.default")
     lb=$(median "$TMP/lock.pair.bare"); ld=$(median "$TMP/lock.pair.default"); le=$(median "$TMP/lock.pair.every")
     cb=$(median "$TMP/lock.contended.bare"); cd_=$(median "$TMP/lock.contended.default")
     rb=$(median "$TMP/lock.rwread.bare"); rd=$(median "$TMP/lock.rwread.default")
