@@ -26,7 +26,7 @@ struct pool {
 
 static struct pool records = { sizeof(struct hp_lock), 256, HP_LOCK_RECORDS, 0, { 0 } };
 static struct pool hists = { sizeof(struct hp_lock_hists), 64, HP_LOCK_HISTS, 0, { 0 } };
-static struct pool shards = { sizeof(struct hp_read_shards), 64, HP_LOCK_READ_SHARDS, 0, { 0 } };
+static struct pool shards = { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } };
 
 static void *pool_claim(struct pool *p)
 {
@@ -259,25 +259,30 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
     hp_guard_lower(t);
 }
 
+struct hp_lock_shards *hp_lock_make_shards(struct hp_lock *l, int mode)
+{
+    struct hp_lock_shards *s = l->shared ? NULL : pool_claim(&shards);
+    if (!s) return NULL;
+    struct hp_lock_shards *expected = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&l->shards[mode], &expected, s, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        s = expected;       /* another reader made them first: ours stay unused */
+    return s;
+}
+
 /* The first read of a lock (or any read of one left without shards: <other>, or none left). */
 void hp_lock_count_first_read(struct hp_lock *l, struct hp_thread *t)
 {
-    struct hp_read_shards *s = NULL;
-    if (!l->shared && (s = pool_claim(&shards)) != NULL) {
-        struct hp_read_shards *expected = NULL;
-        if (!atomic_compare_exchange_strong_explicit(&l->read_shards, &expected, s, memory_order_acq_rel,
-                                                     memory_order_acquire))
-            s = expected;   /* another reader made them first: ours stay unused */
-    }
-    if (s) hp_read_shards_add(s, t);
+    struct hp_lock_shards *s = hp_lock_make_shards(l, HP_MODE_READ);
+    if (s) hp_lock_shards_add(s, t);
     else atomic_fetch_add_explicit(&l->mode[HP_MODE_READ].locks, 1, memory_order_relaxed);
 }
 
-uint64_t hp_lock_reads(const struct hp_lock *l)
+uint64_t hp_lock_acquisitions(const struct hp_lock *l, int mode)
 {
-    uint64_t n = atomic_load_explicit(&l->mode[HP_MODE_READ].locks, memory_order_relaxed);
-    const struct hp_read_shards *s = atomic_load_explicit(&l->read_shards, memory_order_acquire);
-    for (unsigned i = 0; s && i < HP_READ_SHARDS; i++)
+    uint64_t n = atomic_load_explicit(&l->mode[mode].locks, memory_order_relaxed);
+    const struct hp_lock_shards *s = atomic_load_explicit(&l->shards[mode], memory_order_acquire);
+    for (unsigned i = 0; s && i < HP_LOCK_SHARDS; i++)
         n += atomic_load_explicit(&s->s[i].n, memory_order_relaxed);
     return n;
 }
@@ -340,7 +345,7 @@ static void zero_mode(struct hp_lock_mode *m)
 {
     struct hp_lock_hists *h = atomic_load(&m->hists);
     m->locks = m->contended = m->wait_ticks = m->wait_max = 0;
-    m->holds_timed = m->hold_ticks = m->hold_max = m->owner_changes = 0;
+    m->holds_timed = m->hold_ticks = m->hold_max = 0;
     m->timeouts = m->timeout_ticks = 0;
     if (h) memset(h, 0, sizeof *h);
 }
@@ -353,8 +358,11 @@ void hp_locks_fork_child(void)
         if (!l) continue;
         zero_mode(&l->mode[0]);
         zero_mode(&l->mode[1]);
-        struct hp_read_shards *s = atomic_load(&l->read_shards);
-        if (s) memset(s, 0, sizeof *s);
+        for (int m = 0; m < 2; m++) {
+            struct hp_lock_shards *s = atomic_load(&l->shards[m]);
+            if (s) memset(s, 0, sizeof *s);
+        }
+        l->owner_changes = 0;
         l->nested = 0;
         l->hold_start = 0;     /* a hold across fork is not timed in the child */
     }

@@ -2,12 +2,15 @@
  * in a preallocated lock-free open-addressing table keyed by the lock's address (DESIGN.md rule 8).
  *
  * Counting discipline (rule 2): a mutex's record and an rwlock's write side are written only by
- * the thread that holds the lock (after it acquired it, before it releases it), so their counters
- * take a plain load + store; the lock itself orders the writers. A contended acquisition's wait is
- * the exception: recorded after the release (preload/locks.c), with atomic adds. Read
- * acquisitions take an atomic add on their thread group's own line (struct hp_read_shards); read
- * holds, condition variables, timeouts and the shared `<other>` record take atomic adds. Waits are timed only after a failed
- * trylock; uncontended holds are timed one in N per thread (hp_config.*_time_period).
+ * the thread that holds the lock (after it acquired it, before it releases it), so their fields
+ * take a plain load + store; the lock itself orders the writers. The exceptions:
+ * - acquisitions, once a second thread has taken the lock (and every read acquisition), are an
+ *   atomic add on the acquiring thread group's own line (struct hp_lock_shards): a counter of the
+ *   record would move between the threads' cores inside every critical section;
+ * - a contended acquisition's wait is recorded after the release (preload/locks.c);
+ * - read holds, condition variables, timeouts and the shared `<other>` record.
+ * Those take atomic adds. Waits are timed only after a failed trylock; uncontended holds are
+ * timed one in N per thread (hp_config.*_time_period).
  * Durations are kept in ticks (ticks.h) and converted when a report is made. */
 #ifndef HP_LOCKS_H
 #define HP_LOCKS_H
@@ -29,61 +32,67 @@ enum { HP_MODE_WRITE = 0, HP_MODE_READ = 1 };
 #define HP_LOCK_SLOTS (1u << 15)       /* open-addressing slots, all kinds together */
 #define HP_LOCK_RECORDS 24576u         /* records before new locks fall into <other> */
 #define HP_LOCK_HISTS 16384u           /* wait/hold histogram pairs (only timed locks get one) */
-#define HP_LOCK_READ_SHARDS 4096u      /* rwlocks with read shards (later ones count on the record) */
-#define HP_READ_SHARDS 8
+#define HP_LOCK_SHARD_SETS 4096u       /* sets of shards (later locks count on the record) */
+#define HP_LOCK_SHARDS 8
 
-/* An rwlock's read acquisitions, counted apart for each group of threads (creation order modulo 8)
- * on a cache line of their own: readers share the lock, and one counter of the record would move
- * between their cores on every read (2 threads reading ran 4-7 times slower than bare). */
-struct hp_read_shards {
-    struct { _Atomic uint64_t n; char pad[56]; } s[HP_READ_SHARDS];
+/* A lock's acquisitions in one mode, counted apart for each group of threads (creation order
+ * modulo 8) on a cache line of their own. Readers share an rwlock, and one counter of the record
+ * would move between their cores on every read (2 threads reading ran 4-7 times slower than
+ * bare); a lock that threads take in turn would move it inside each critical section (a
+ * two-thread workload kept 0.92 of its bare throughput, against 0.99 with shards). */
+struct hp_lock_shards {
+    struct { _Atomic uint64_t n; char pad[56]; } s[HP_LOCK_SHARDS];
 };
 
-static inline void hp_read_shards_add(struct hp_read_shards *s, const struct hp_thread *t)
+static inline void hp_lock_shards_add(struct hp_lock_shards *s, const struct hp_thread *t)
 {
-    atomic_fetch_add_explicit(&s->s[t->index % HP_READ_SHARDS].n, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->s[t->index % HP_LOCK_SHARDS].n, 1, memory_order_relaxed);
 }
 #define HP_LOCK_MAX_PROBE 64u
 
 struct hp_lock_hists { struct hp_hist wait, hold; };
 
 struct hp_lock_mode {
-    _Atomic uint64_t locks;            /* acquisitions (condition variable: waits) */
-    _Atomic uint64_t owner_changes;    /* the acquirer was not the previous one */
-    _Atomic uint64_t holds_timed, hold_ticks;
+    _Atomic uint64_t locks;            /* acquisitions not in shards (condition variable: waits) */
+    _Atomic uint64_t holds_timed, hold_ticks, hold_max;
     /* the rest are written outside the lock's critical section, with atomic adds */
     _Atomic uint64_t contended;        /* acquisitions that had to wait (a trylock failed first) */
     _Atomic uint64_t wait_ticks, wait_max;
-    _Atomic uint64_t hold_max;         /* written under the lock, rarely: read-mostly */
     _Atomic uint64_t timeouts, timeout_ticks; /* timed/clock variants that gave up */
     struct hp_lock_hists *_Atomic hists;     /* NULL until the first timed wait or hold */
 };
 
-/* Laid out so that all an exclusive acquisition and release write under the lock (key to
- * mode[0].hold_ticks) is one cache line: when two threads take turns on a lock, that line moves
- * between their cores with the lock itself, and every further line written there would move too,
- * while the next thread waits. A contended acquisition's wait is recorded after the release
- * (preload/locks.c), on the next line. */
+/* Laid out for locks that threads take in turn, so that a critical section waits on no line of
+ * the record that the other threads wrote last:
+ * - line 0 is read by every lookup and written only when the owner changes (with the owner);
+ *   the acquirer has just read it to find the record;
+ * - line 1 is written by the holder only, with stores it does not wait for; its release reads
+ *   back what its acquisition wrote;
+ * - a contended acquisition's wait is recorded after the release (preload/locks.c), further on. */
 struct hp_lock {
     _Atomic uintptr_t key;             /* address | kind; 0 once destroyed (or never published) */
     struct hp_thread *_Atomic owner;   /* the last exclusive owner (mutex, rwlock writer) */
-    _Atomic uint32_t held;             /* mutex held / rwlock write-held by owner */
+    _Atomic uint64_t owner_changes;    /* exclusive acquisitions by another than the last owner */
+    struct hp_lock_shards *_Atomic shards[2]; /* acquisitions in a mode, once a second thread
+                                          took the lock (reads: from the first); NULL: in mode[] */
     unsigned char kind;                /* 0: a record lost in an insert race, not reported */
     unsigned char shared;              /* the <other> record of its kind: many locks */
     unsigned char internal;            /* the profiler's own (libunwind, mimalloc): not reported */
-    _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed;
-                                          after a condition wait, moved later by the wait */
-    struct hp_lock_mode mode[2];
+    uint32_t nframes;                  /* the stack that first locked it, innermost first */
     uintptr_t addr;
+    _Atomic uint32_t held __attribute__((aligned(64))); /* mutex held / rwlock write-held by owner */
+    /* changed when the address is destroyed or used anew, while nobody holds it */
     _Atomic uint32_t instances;        /* locks this record stands for (a revived address adds one) */
     _Atomic uint32_t destroyed;        /* of them, destroyed (pthread_*_destroy, or _init over it) */
-    struct hp_read_shards *_Atomic read_shards; /* reads from the first on (NULL: in mode[1]) */
+    _Atomic uint64_t hold_start;       /* ticks when a timed exclusive hold began, 0 = not timed;
+                                          after a condition wait, moved later by the wait */
     _Atomic uint64_t nested;           /* relocks of a recursive mutex already held */
-    uint32_t nframes;                  /* the stack that first locked it, innermost first */
+    struct hp_lock_mode mode[2];
     void *frames[HP_LOCK_FRAMES];
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct hp_lock, mode[0].hold_ticks) + 8 <= 64, "an acquisition's fields share a line");
-_Static_assert(offsetof(struct hp_lock, mode[0].contended) >= 64, "a wait is recorded off that line");
+_Static_assert(offsetof(struct hp_lock, held) == 64, "lookups and owner changes have line 0");
+_Static_assert(offsetof(struct hp_lock, mode[0].hold_max) + 8 <= 128, "a holder's fields share line 1");
+_Static_assert(offsetof(struct hp_lock, mode[0].contended) >= 128, "a wait is recorded off line 1");
 
 /* ---- the table ---- */
 
@@ -178,13 +187,20 @@ static inline uint64_t hp_lock_sample(uint32_t *countdown, unsigned period)
     return now | 1;
 }
 
+/* Acquisitions of a lock in a mode: mode[].locks and the shards. */
+uint64_t hp_lock_acquisitions(const struct hp_lock *l, int mode);
+/* The shards of a lock's mode, made now (first read, first owner change): NULL when none are
+ * left, and acquisitions go on counting in mode[]. */
+struct hp_lock_shards *hp_lock_make_shards(struct hp_lock *l, int mode);
+
 /* A wait (contended acquisition, recorded with atomic adds outside the critical section, or a
  * timeout) and a hold, with their histograms. */
 void hp_lock_record_wait(struct hp_lock *l, int mode, uint64_t ticks);
 void hp_lock_record_timeout(struct hp_lock *l, int mode, uint64_t ticks);
 void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared);
 
-/* An exclusive acquisition (mutex, rwlock write side), the caller now holding the lock. */
+/* An exclusive acquisition (mutex, rwlock write side), the caller now holding the lock. The
+ * shard's add comes before the stores: as a locked instruction it would wait for them. */
 static inline void hp_lock_take(struct hp_lock *l, struct hp_thread *t, unsigned period,
                                 uint32_t *countdown)
 {
@@ -193,12 +209,17 @@ static inline void hp_lock_take(struct hp_lock *l, struct hp_thread *t, unsigned
         atomic_fetch_add_explicit(&m->locks, 1, memory_order_relaxed);
         return;
     }
-    hp_lk_set(&m->locks, hp_lk_get(&m->locks) + 1);
+    struct hp_lock_shards *s = atomic_load_explicit(&l->shards[HP_MODE_WRITE], memory_order_acquire);
+    if (__builtin_expect(s != NULL, 1)) hp_lock_shards_add(s, t);
     struct hp_thread *prev = atomic_load_explicit(&l->owner, memory_order_relaxed);
     if (prev != t) {
-        if (prev) hp_lk_set(&m->owner_changes, hp_lk_get(&m->owner_changes) + 1);
+        if (prev) {
+            hp_lk_set(&l->owner_changes, hp_lk_get(&l->owner_changes) + 1);
+            if (!s && (s = hp_lock_make_shards(l, HP_MODE_WRITE)) != NULL) hp_lock_shards_add(s, t);
+        }
         atomic_store_explicit(&l->owner, t, memory_order_relaxed);
     }
+    if (!s) hp_lk_set(&m->locks, hp_lk_get(&m->locks) + 1);
     atomic_store_explicit(&l->held, 1, memory_order_relaxed);
     hp_lk_set(&l->hold_start, hp_lock_sample(countdown, period));
 }
@@ -218,16 +239,14 @@ void hp_lock_take_read_timed(struct hp_lock *l, struct hp_thread *t, uint64_t st
 void hp_lock_count_first_read(struct hp_lock *l, struct hp_thread *t);
 static inline void hp_lock_take_read(struct hp_lock *l, struct hp_thread *t, unsigned period)
 {
-    struct hp_read_shards *s = atomic_load_explicit(&l->read_shards, memory_order_acquire);
+    struct hp_lock_shards *s = atomic_load_explicit(&l->shards[HP_MODE_READ], memory_order_acquire);
     if (__builtin_expect(s != NULL, 1))
-        hp_read_shards_add(s, t);
+        hp_lock_shards_add(s, t);
     else
         hp_lock_count_first_read(l, t);
     uint64_t start = hp_lock_sample(&t->lock_countdown[1], period);
     if (__builtin_expect(start != 0, 0)) hp_lock_take_read_timed(l, t, start);
 }
-/* Read acquisitions of an rwlock so far (its mode[1].locks and its shards). */
-uint64_t hp_lock_reads(const struct hp_lock *l);
 /* A read release: ends the hold if this thread timed it. */
 void hp_lock_release_read(struct hp_lock *l, struct hp_thread *t);
 

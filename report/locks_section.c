@@ -103,9 +103,9 @@ struct acc {
 static void add_mode(struct acc *a, struct hp_lock *l, int mode)
 {
     struct hp_lock_mode *m = &l->mode[mode];
-    a->locks += mode == HP_MODE_READ ? hp_lock_reads(l) : hp_lk_get(&m->locks);
+    a->locks += hp_lock_acquisitions(l, mode);
     a->contended += hp_lk_get(&m->contended);
-    a->owner_changes += hp_lk_get(&m->owner_changes);
+    if (mode == HP_MODE_WRITE) a->owner_changes += hp_lk_get(&l->owner_changes);
     a->timeouts += hp_lk_get(&m->timeouts);
     a->timeout_ticks += hp_lk_get(&m->timeout_ticks);
     a->wait_ticks += hp_lk_get(&m->wait_ticks);
@@ -253,9 +253,9 @@ static void distinct_names(struct lock_row *rows, unsigned n)
 static int lock_used(struct hp_lock *l)
 {
     for (int m = 0; m < 2; m++)
-        if (hp_lk_get(&l->mode[m].locks) || hp_lk_get(&l->mode[m].contended) || hp_lk_get(&l->mode[m].timeouts))
+        if (hp_lock_acquisitions(l, m) || hp_lk_get(&l->mode[m].contended) || hp_lk_get(&l->mode[m].timeouts))
             return 1;
-    return hp_lock_reads(l) > 0;
+    return 0;
 }
 
 /* A thread blocked acquiring a lock as the snapshot is made. */

@@ -156,6 +156,27 @@ def test_rwlock_reads_and_writes_counted_exactly():
     assert any(l.startswith("| table_lock ") and "| write " in l and "| 201 " in l for l in lines), lines
 
 
+def test_acquisitions_and_owner_changes_match_the_program_s_own_count():
+    """The program counts, inside each critical section, its acquisitions and how often the
+    acquirer was not the last one: four threads on one mutex (lock and trylock) and one rwlock,
+    then two threads in turn over 5,000 mutexes, more than there are shard sets (the later ones
+    count on the record)."""
+    r = run([target("locks_owners")], timeout=180)
+    assert r.returncode == 0, r.stderr[-300:]
+    truth = {w[0]: list(map(int, w[1:])) for w in (l.split() for l in r.stdout.decode().splitlines())}
+    m = mutex(r.report, "turn_lock")
+    assert [m["locks_count"], m["owner_changes_count"]] == truth["turn_lock"], (m, truth)
+    assert truth["turn_lock"][1] > 0, truth
+    rw = [x for x in r.report["rw_locks"]["rows"] if x["name"] == "turn_rw"][0]
+    writes, changes, reads = truth["turn_rw"]
+    assert [rw["write"]["locks_count"], rw["write"]["owner_changes_count"]] == [writes, changes], (rw, truth)
+    assert rw["read"]["locks_count"] == reads, (rw, truth)
+    conns = [x for x in mutexes(r.report) if x["name"].startswith("conns")]
+    assert len(conns) == 5000, len(conns)
+    assert sum(x["locks_count"] for x in conns) == truth["conns"][0] == 2 * 4 * 5000, truth
+    assert sum(x["owner_changes_count"] for x in conns) == truth["conns"][1], truth
+
+
 def test_return_codes_and_recursive_mutex():
     plain = bare([target("locks_semantics")])
     r = run([target("locks_semantics")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
