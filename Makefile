@@ -34,7 +34,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
-TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
+TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/cxx_phdr_throw $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
 
 .PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
 .PHONY: fuzz macos macos-check
@@ -97,6 +97,11 @@ $(BUILD)/targets/%: tests/targets/%.c
 	@$(CC) -O1 -g -std=gnu11 $(WARN) -pthread $< -o $@
 
 $(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $@"
+	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
+
+$(BUILD)/targets/cxx_phdr_throw: tests/targets/cxx_phdr_throw.cc
 	@mkdir -p $(dir $@)
 	@echo "  CXX     $@"
 	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@

@@ -177,6 +177,17 @@ def test_acquisitions_and_owner_changes_match_the_program_s_own_count():
     assert sum(x["owner_changes_count"] for x in conns) == truth["conns"][1], truth
 
 
+def test_an_exception_out_of_dl_iterate_phdr_leaves_the_thread_taking_stacks():
+    """Inside dl_iterate_phdr a thread takes no stacks (the loader's lock); a C++ exception thrown
+    out of the callback must end that as it unwinds, or the thread's later locks go unnamed."""
+    cmd = [target("cxx_phdr_throw")]
+    plain = bare(cmd)
+    r = run(cmd)
+    assert r.returncode == plain.returncode == 0 and r.stdout == plain.stdout, r.stderr[-300:]
+    found = mutexes(r.report)
+    assert [m["call_stack"][:2] for m in found] == [["lock_after(pthread_mutex_t*)", "main"]], found
+
+
 def test_return_codes_and_recursive_mutex():
     plain = bare([target("locks_semantics")])
     r = run([target("locks_semantics")], env={"HOTPATH_MUTEXES_TIME_SAMPLING_RATE": "1"})
