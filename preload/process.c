@@ -8,6 +8,7 @@
 #include "../collectors/alloc_sites.h"
 #include "../collectors/clock.h"
 #include "../collectors/cpu_profile.h"
+#include "../collectors/loader_lock.h"
 #include "../collectors/locks.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
@@ -71,6 +72,7 @@ static void fork_child(void)
     if (!registry_held_for_fork) return;
     registry_held_for_fork = 0;
     struct hp_thread *self = hp_self;
+    hp_loader_lock_fork_child(atomic_load_explicit(&self->in_loader, memory_order_relaxed) != 0);
     self->guard++;
     hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(), hp_self_cpu_ns(),
                            hp_now_ns());
@@ -79,6 +81,7 @@ static void fork_child(void)
 
 void hp_fork_handlers_install(void)
 {
+    hp_loader_lock_find();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 

@@ -52,6 +52,22 @@ def test_fork_children_while_other_threads_take_stacks():
     assert r.returncode == 0 and r.stdout.endswith(b"forks 100 ok\n"), (r.stdout, r.stderr)
 
 
+def test_a_fork_while_another_thread_is_inside_dl_iterate_phdr():
+    """glibc's fork leaves dl_iterate_phdr's lock held in the child when another thread was inside
+    it: the child's first stack (libunwind walks the modules) waited forever. The profiler calls
+    dl_iterate_phdr often, so this was a hang the program alone would not have had."""
+    cmd = [target("fork_in_loader")]
+    expected = bare(cmd, timeout=30)
+    r = run(cmd, timeout=60)
+    assert r.returncode == 0 == expected.returncode and r.stdout == expected.stdout == b"child status 7\n", \
+        (r.stdout, r.stderr[-300:])
+    took = float(r.stderr.decode().split("child took ")[1].split()[0])
+    assert took < 20, took         # it exits at once; waiting out a lock would take 60 s or more
+    assert len(r.reports) == 2, r.reports.keys()
+    names = sorted(m["name"] for rep in r.reports.values() for m in rep["mutexes"]["rows"])
+    assert len(names) == 1 and names[0].startswith("child_lock ← main"), names
+
+
 def start_faults(preload):
     """Minor page faults of a process that does nothing (/bin/true): the least of five runs."""
     env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none"}, preload)
