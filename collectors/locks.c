@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "locks.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "config.h"
@@ -26,7 +27,11 @@ struct pool {
 
 static struct pool records = { sizeof(struct hp_lock), 256, HP_LOCK_RECORDS, 0, { 0 } };
 static struct pool hists = { sizeof(struct hp_lock_hists), 64, HP_LOCK_HISTS, 0, { 0 } };
-static struct pool shards = { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } };
+/* one pool per mode: contended mutexes must not use up what rwlock readers need most */
+static struct pool shards[2] = {
+    { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
+    { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
+};
 
 static void *pool_claim(struct pool *p)
 {
@@ -207,6 +212,7 @@ void hp_lock_retire(const void *addr, unsigned kind)
     struct hp_lock *l = hp_lock_find(addr, kind);
     if (!l || l->shared) return;
     atomic_store_explicit(&l->held, 0, memory_order_relaxed);
+    atomic_store_explicit(&l->owner, NULL, memory_order_relaxed);  /* a revived lock's first owner is no change */
     atomic_fetch_add_explicit(&l->destroyed, 1, memory_order_relaxed);
     atomic_store_explicit(&l->key, 0, memory_order_release);
 }
@@ -261,8 +267,12 @@ void hp_lock_record_hold(struct hp_lock *l, int mode, uint64_t ticks, int shared
 
 struct hp_lock_shards *hp_lock_make_shards(struct hp_lock *l, int mode)
 {
-    struct hp_lock_shards *s = l->shared ? NULL : pool_claim(&shards);
+    if (l->shared) return NULL;
+    int saved = errno;      /* a new chunk of the pool is an mmap */
+    struct hp_lock_shards *s = pool_claim(&shards[mode]);
+    errno = saved;
     if (!s) return NULL;
+    /* readers may race to make them (a writer makes them under the lock) */
     struct hp_lock_shards *expected = NULL;
     if (!atomic_compare_exchange_strong_explicit(&l->shards[mode], &expected, s, memory_order_acq_rel,
                                                  memory_order_acquire))
@@ -350,7 +360,7 @@ static void zero_mode(struct hp_lock_mode *m)
     if (h) memset(h, 0, sizeof *h);
 }
 
-void hp_locks_fork_child(void)
+void hp_locks_fork_child(const struct hp_thread *self)
 {
     unsigned count = pool_used(&records);
     for (unsigned i = 0; i < count; i++) {
@@ -363,6 +373,8 @@ void hp_locks_fork_child(void)
             if (s) memset(s, 0, sizeof *s);
         }
         l->owner_changes = 0;
+        /* the forking thread goes on in the child; the other owners are gone */
+        if (atomic_load(&l->owner) != self) l->owner = NULL;
         l->nested = 0;
         l->hold_start = 0;     /* a hold across fork is not timed in the child */
     }

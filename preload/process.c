@@ -98,7 +98,7 @@ HP_EXPORT pid_t fork(void)
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
         hp_report_child_identity(hp_pid, now);
-        hp_locks_fork_child();
+        hp_locks_fork_child(self);
         hp_locks_forget_deferred();
         hp_unwind_fork_child();
         hp_cpu_fork_child(self);

@@ -160,7 +160,7 @@ def test_acquisitions_and_owner_changes_match_the_program_s_own_count():
     """The program counts, inside each critical section, its acquisitions and how often the
     acquirer was not the last one: four threads on one mutex (lock and trylock) and one rwlock,
     then two threads in turn over 5,000 mutexes, more than there are shard sets (the later ones
-    count on the record)."""
+    count on the record), then over one mutex destroyed and made again."""
     r = run([target("locks_owners")], timeout=180)
     assert r.returncode == 0, r.stderr[-300:]
     truth = {w[0]: list(map(int, w[1:])) for w in (l.split() for l in r.stdout.decode().splitlines())}
@@ -175,6 +175,11 @@ def test_acquisitions_and_owner_changes_match_the_program_s_own_count():
     assert len(conns) == 5000, len(conns)
     assert sum(x["locks_count"] for x in conns) == truth["conns"][0] == 2 * 4 * 5000, truth
     assert sum(x["owner_changes_count"] for x in conns) == truth["conns"][1], truth
+    # a lock destroyed and made again is a new lock: its first owner is no change
+    again = mutexes(r.report, "again")
+    assert [sum(x["locks_count"] for x in again), sum(x["owner_changes_count"] for x in again)] == truth["again"], \
+        (again, truth)
+    assert sum(x["instances"] for x in again) == 3, again
 
 
 def test_an_exception_out_of_dl_iterate_phdr_leaves_the_thread_taking_stacks():

@@ -3,8 +3,11 @@
  *   turn_lock   one mutex, THREADS threads, by lock and by trylock;
  *   turn_rw     one rwlock taken for writing (and for reading, which changes no owner);
  *   conns[i]    CONNS mutexes (more than the profiler has shard sets for), each taken by two
- *               threads in turn.
- * Prints "turn_lock LOCKS CHANGES", "turn_rw WRITES CHANGES READS" and "conns LOCKS CHANGES". */
+ *               threads in turn;
+ *   again       one mutex destroyed and made again AGAIN times, each time taken by two threads in
+ *               turn, then by main (a new lock: its first owner is no change).
+ * Prints "turn_lock LOCKS CHANGES", "turn_rw WRITES CHANGES READS", "conns LOCKS CHANGES" and
+ * "again LOCKS CHANGES". */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -12,15 +15,19 @@
 #define ROUNDS 20000
 #define CONNS 5000
 #define CONN_ROUNDS 4
+#define AGAIN 3
+#define AGAIN_ROUNDS 2000
 
 static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t turn_rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t conns[CONNS];
+static pthread_mutex_t again;
 
 /* each written under its lock only */
 static long lock_count, lock_changes, lock_last = -1;
 static long rw_writes, rw_changes, rw_last = -1, rw_reads;
 static long conn_count, conn_changes, conn_last[CONNS];
+static long again_count, again_changes, again_last;
 static pthread_mutex_t conn_total = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start;    /* the threads of a phase begin together */
 
@@ -90,6 +97,25 @@ static void *conn_turns(void *arg)
     return NULL;
 }
 
+static void took_again(long me)
+{
+    if (again_last != -1 && again_last != me) again_changes++;
+    again_last = me;
+    again_count++;
+}
+
+static void *again_turns(void *arg)
+{
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < AGAIN_ROUNDS; i++) {
+        pthread_mutex_lock(&again);
+        took_again((long)arg);
+        pthread_mutex_unlock(&again);
+        outside();
+    }
+    return NULL;
+}
+
 int main(void)
 {
     pthread_t t[THREADS];
@@ -104,8 +130,19 @@ int main(void)
     pthread_barrier_init(&start, NULL, 2);
     for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, conn_turns, (void *)i);
     for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (int k = 0; k < AGAIN; k++) {
+        pthread_mutex_init(&again, NULL);
+        again_last = -1;
+        for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, again_turns, (void *)i);
+        for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+        pthread_mutex_lock(&again);
+        took_again(2);
+        pthread_mutex_unlock(&again);
+        pthread_mutex_destroy(&again);
+    }
     printf("turn_lock %ld %ld\n", lock_count, lock_changes);
     printf("turn_rw %ld %ld %ld\n", rw_writes, rw_changes, rw_reads);
     printf("conns %ld %ld\n", conn_count, conn_changes);
+    printf("again %ld %ld\n", again_count, again_changes);
     return 0;
 }
