@@ -24,7 +24,7 @@ UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
 UNIT_SRC += collectors/io_names.c
-UNIT_SRC += collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c collectors/platform_linux.c collectors/platform_posix.c
+UNIT_SRC += collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c
 UNIT_SRC += collectors/stacks.c collectors/ticks.c collectors/clock.c
 UNIT_SRC += report/http_parse.c report/prometheus_text.c
 UNIT_SRC += collectors/series.c collectors/trend.c

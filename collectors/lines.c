@@ -3,6 +3,7 @@
  * rule 12), the oldest ended to make room. Debug files are found by build ID only (no
  * debuginfod: a report never reaches the network). */
 #define _GNU_SOURCE
+#include "loader_lock.h"
 #include "lines.h"
 
 #include <dlfcn.h>
@@ -60,6 +61,7 @@ static int load(void)
 {
     int st = atomic_load(&state);
     if (st) return st;
+    if (hp_loader_walks_off || hp_loader_no_dlopen) return -1;   /* loader_lock.h */
     /* what libdw brings (libelf, libz, ...) is marked as the profiler's own (unloaded.h) */
     struct hp_dl_list *before = hp_unloaded_before();
     void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);

@@ -7,7 +7,8 @@
  *
  * The lock is a recursive mutex inside ld.so's `_rtld_global`, which is exported (GLIBC_PRIVATE)
  * with its size. Inside a dl_iterate_phdr callback the calling thread owns it: the one mutex in
- * there owned by this thread is it. Found none or more than one: nothing is done, ever. */
+ * there owned by this thread is it. Found none or more than one: nothing is done, ever.
+ * What a fork child does with it: loader_lock.h. */
 #define _GNU_SOURCE
 #include "loader_lock.h"
 
@@ -62,9 +63,27 @@ void hp_loader_lock_find(void)
     write_lock = s.lock;
 }
 
-void hp_loader_lock_fork_child(int forker_inside)
+int hp_loader_walks_off;
+int hp_loader_no_dlopen;
+
+int hp_walk_modules(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-    /* the forking thread's own hold goes on in the child, where it will let go */
-    if (!write_lock || forker_inside || write_lock->__data.__lock == 0) return;
+    return hp_loader_walks_off ? 0 : dl_iterate_phdr(callback, data);
+}
+
+int hp_loader_lock_owner(void)
+{
+    if (!write_lock || !write_lock->__data.__lock) return 0;
+    /* glibc sets the owner just after taking the lock word and clears it just before letting go */
+    return write_lock->__data.__owner ? write_lock->__data.__owner : -1;
+}
+
+void hp_loader_lock_adopt(int tid)
+{
+    write_lock->__data.__owner = tid;
+}
+
+void hp_loader_lock_free(void)
+{
     memcpy(write_lock, &write_lock_free, sizeof write_lock_free);
 }

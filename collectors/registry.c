@@ -367,6 +367,15 @@ void hp_record_name(const struct hp_record *r, char *out, size_t size)
     else snprintf(out, size, "thread_%u", r->index);
 }
 
+struct hp_thread *hp_registry_state_of_tid(int tid)
+{
+    for (uint32_t i = count; i-- > 0;) {
+        struct hp_record *r = hp_record_at(i);
+        if (r->tid == tid && !r->unused && !r->gone) return r->state;
+    }
+    return NULL;
+}
+
 int hp_registry_name_of_tid(int tid, char *out, size_t size)
 {
     int found = 0;

@@ -75,6 +75,8 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out); /* call
 void hp_record_name(const struct hp_record *r, char *out, size_t size);
 /* The report name of a thread by its tid; 0 when unknown. */
 int hp_registry_name_of_tid(int tid, char *out, size_t size);
+/* The state of a live thread by its tid, or NULL (caller holds the lock). */
+struct hp_thread *hp_registry_state_of_tid(int tid);
 
 /* A thread is about to be created: its record is made now so its index is its creation order,
  * and holds what the thread will run and on what stack (no allocation needed to pass it along). */

@@ -1,5 +1,6 @@
 /* symbols.c — see symbols.h. */
 #define _GNU_SOURCE
+#include "loader_lock.h"
 #include "symbols.h"
 
 #include <dlfcn.h>
@@ -73,7 +74,7 @@ static int count_unloads(struct dl_phdr_info *info, size_t size, void *arg)
 static unsigned long long unloads_so_far(void)
 {
     unsigned long long n = 0;
-    dl_iterate_phdr(count_unloads, &n);
+    hp_walk_modules(count_unloads, &n);
     return n;
 }
 

@@ -17,6 +17,8 @@ struct hp_thread {
     /* allocation call sites (collectors/alloc_sites.h): bytes to allocate before the next sample */
     int64_t alloc_sample_left;
     unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
+    _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */
+    _Atomic unsigned char in_iterate;   /* of those, dl_iterate_phdr: its lock held, no change made */
     unsigned guard;          /* > 0 while the profiler works on this thread; set for life on its own threads */
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
     uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */
@@ -24,7 +26,6 @@ struct hp_thread {
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     unsigned char read_holds;                       /* timed rwlock read holds in read_hold[] */
     _Atomic unsigned char blocked_read;             /* blocked_on is an rwlock wait to read */
-    _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */
     struct hp_thread *next_free;
     _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
     /* locks view (collectors/locks.c): waits in ticks, the lock (struct hp_lock) waited on now */

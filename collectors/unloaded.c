@@ -1,5 +1,6 @@
 /* unloaded.c — see unloaded.h. */
 #define _GNU_SOURCE
+#include "loader_lock.h"
 #include "unloaded.h"
 
 #include <link.h>
@@ -62,7 +63,7 @@ static int holds(struct dl_phdr_info *info, size_t size, void *data)
 int hp_module_of(const void *addr, const char **path)
 {
     struct module_query q = { (uintptr_t)addr, NULL };
-    dl_iterate_phdr(holds, &q);
+    hp_walk_modules(holds, &q);
     *path = q.path;
     return q.path != NULL;
 }
@@ -94,12 +95,12 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *data)
 struct hp_dl_list *hp_unloaded_before(void)
 {
     unsigned n = 0;
-    dl_iterate_phdr(count_one, &n);
+    hp_walk_modules(count_one, &n);
     n += 8;   /* room for modules another thread loads meanwhile */
     struct hp_dl_list *l = hp_alloc(sizeof *l + n * sizeof l->mods[0]);
     if (!l) return NULL;
     l->cap = n;
-    dl_iterate_phdr(list_one, l);
+    hp_walk_modules(list_one, l);
     return l;
 }
 
@@ -148,7 +149,7 @@ void hp_unloaded_after(struct hp_dl_list *before)
     if (!before) return;
     struct still s = { before, hp_alloc(before->n ? before->n : 1), before->subs };
     if (s.seen) {
-        dl_iterate_phdr(mark_one, &s);
+        hp_walk_modules(mark_one, &s);
         if (s.subs != before->subs)
             for (unsigned i = 0; i < before->n; i++)
                 if (!s.seen[i]) record(&before->mods[i]);
@@ -179,7 +180,7 @@ void hp_unloaded_mark_own(struct hp_dl_list *before)
 {
     if (!before) return;
     hp_spin_lock(&write_lock);
-    dl_iterate_phdr(own_one, before);
+    hp_walk_modules(own_one, before);
     hp_spin_unlock(&write_lock);
     hp_free(before);
 }

@@ -1,5 +1,6 @@
 /* unwind.c — see unwind.h. */
 #define _GNU_SOURCE
+#include "loader_lock.h"
 #include "unwind.h"
 
 #include <errno.h>
@@ -45,7 +46,7 @@ static int in_range(const struct range *r, uintptr_t a)
 static void know_ranges(void)
 {
     if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
-    dl_iterate_phdr(module_range, NULL);
+    hp_walk_modules(module_range, NULL);
     entry = getauxval(AT_ENTRY);
     atomic_store_explicit(&ranges_known, 1, memory_order_release);
 }

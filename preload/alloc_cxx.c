@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../collectors/loader_lock.h"
 #include "../collectors/memory_heap.h"
 #include "../collectors/unloaded.h"
 #include "alloc_count.h"
@@ -102,7 +103,7 @@ static void *find_next(const char *name)
     if (!dladdr((void *)find_next, &self)) return NULL;
     if (!dladdr((void *)hp_heap.calloc, &heap)) heap.dli_fbase = self.dli_fbase;
     struct objects o = { .n = 0 };
-    dl_iterate_phdr(list_object, &o);
+    hp_walk_modules(list_object, &o);
     for (unsigned i = 0; i < o.n && !fn; i++) {
         void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;

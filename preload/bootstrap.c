@@ -19,6 +19,7 @@
 #include "../collectors/config.h"
 #include "../collectors/cpu_profile.h"
 #include "../collectors/io.h"
+#include "../collectors/loader_lock.h"
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
@@ -164,6 +165,7 @@ void hp_report_as_profiler(void)
 {
     hp_locks_flush_deferred();     /* exit, _exit, exec: a wait this thread kept is in it */
     struct hp_thread *t = hp_guard_raise();
+    if (t && atomic_load_explicit(&t->in_iterate, memory_order_relaxed)) hp_loader_walks_off = 1;
     if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
     hp_guard_lower(t);
 }

@@ -12,23 +12,37 @@
 #include "../collectors/unloaded.h"
 #include "real.h"
 
-static struct hp_thread *loader_enter(void)
+/* The calling thread inside the loader: dl_iterate_phdr (iterating) or dlclose. */
+struct loader_mark {
+    struct hp_thread *t;
+    int iterating;
+};
+
+static void bump(_Atomic unsigned char *c, int by)
 {
-    struct hp_thread *t = hp_self;
-    if (t) atomic_store_explicit(&t->in_loader, atomic_load_explicit(&t->in_loader, memory_order_relaxed) + 1,
-                                 memory_order_relaxed);
+    atomic_store_explicit(c, (unsigned char)(atomic_load_explicit(c, memory_order_relaxed) + by), memory_order_relaxed);
+}
+
+static struct loader_mark loader_enter(int iterating)
+{
+    struct loader_mark m = { hp_self, iterating };
+    if (m.t) {
+        bump(&m.t->in_loader, 1);
+        if (iterating) bump(&m.t->in_iterate, 1);
+    }
     __asm__ volatile("" ::: "memory");
-    return t;
+    return m;
 }
 
 /* Run as the hook's frame goes, returning or unwound by a C++ exception thrown out of a
  * callback (this file is built with -fexceptions for that; glibc lets go of its lock then too). */
-static void loader_leave(struct hp_thread **t)
+static void loader_leave(struct loader_mark *m)
 {
     __asm__ volatile("" ::: "memory");
-    if (*t)
-        atomic_store_explicit(&(*t)->in_loader, atomic_load_explicit(&(*t)->in_loader, memory_order_relaxed) - 1,
-                              memory_order_relaxed);
+    if (m->t) {
+        if (m->iterating) bump(&m->t->in_iterate, -1);
+        bump(&m->t->in_loader, -1);
+    }
 }
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
@@ -42,7 +56,7 @@ HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, voi
         errno = saved;
         if (!real) return 0;   /* nothing to iterate over */
     }
-    struct hp_thread *t __attribute__((cleanup(loader_leave))) = loader_enter();
+    struct loader_mark mark __attribute__((cleanup(loader_leave))) = loader_enter(1);
     return real(callback, data);
 }
 
@@ -61,7 +75,7 @@ HP_EXPORT int dlclose(void *handle)
     errno = saved;
     int r;
     {
-        struct hp_thread *t __attribute__((cleanup(loader_leave))) = loader_enter();
+        struct loader_mark mark __attribute__((cleanup(loader_leave))) = loader_enter(0);
         r = real(handle);
     }
     saved = errno;

@@ -2,6 +2,7 @@
  * afresh) and _exit/_Exit (report first). Signals are in signals.c, exec in exec.c. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -67,12 +68,47 @@ static void fork_parent(void)
     hp_registry_unlock();
 }
 
+/* Another thread of the parent was inside dlclose (dl.c marks it; the registry still lists the
+ * parent's threads here), or a dlopen was adding objects: the loader's lists may be halfway. A
+ * dlopen need not show: with other program threads, the profiler loads no library. */
+static int loader_changing(const struct hp_thread *self)
+{
+    int changing = _r_debug.r_state != RT_CONSISTENT;
+    for (uint32_t i = 0; i < hp_registry_count(); i++) {
+        const struct hp_thread *t = hp_record_at(i)->state;
+        if (!t || t == self || hp_record_at(i)->gone || t->guard) continue;
+        hp_loader_no_dlopen = 1;
+        if (atomic_load_explicit(&t->in_loader, memory_order_relaxed) >
+            atomic_load_explicit(&t->in_iterate, memory_order_relaxed))
+            changing = 1;
+    }
+    return changing;
+}
+
+/* glibc's fork leaves dl_iterate_phdr's lock as it was (loader_lock.h): who held it decides. */
+static void loader_lock_after_fork(struct hp_thread *self)
+{
+    int owner = hp_loader_lock_owner();
+    int changing = loader_changing(self);
+    if (owner && owner == self->tid) {
+        hp_loader_lock_adopt(hp_platform_gettid());
+    } else if (owner && !changing) {
+        struct hp_thread *holder = owner > 0 ? hp_registry_state_of_tid(owner) : NULL;
+        if (holder && atomic_load_explicit(&holder->in_iterate, memory_order_relaxed)) hp_loader_lock_free();
+        else changing = 1;
+    }
+    if (changing) {
+        hp_loader_walks_off = 1;
+        hp_unwind_stop();
+    }
+}
+
 static void fork_child(void)
 {
     if (!registry_held_for_fork) return;
     registry_held_for_fork = 0;
     struct hp_thread *self = hp_self;
-    hp_loader_lock_fork_child(atomic_load_explicit(&self->in_loader, memory_order_relaxed) != 0);
+    loader_lock_after_fork(self);
     self->guard++;
     hp_registry_fork_child(self, hp_platform_gettid(), (unsigned long)pthread_self(), hp_self_cpu_ns(),
                            hp_now_ns());
