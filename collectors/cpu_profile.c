@@ -17,7 +17,6 @@
 #include "clock.h"
 #include "config.h"
 #include "hash.h"
-#include "loader_lock.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
@@ -228,9 +227,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     uintptr_t pc = interrupted_pc(ucv);
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
     t->guard++;              /* libunwind's own locks go through the lock hooks */
-    int loader = hp_loader_lock_try();   /* libunwind walks the modules under it */
-    int got = loader ? hp_backtrace(raw, (int)(depth + EXTRA_FRAMES)) : 0;
-    if (loader == 1) hp_loader_lock_let_go();
+    int got = hp_backtrace(raw, (int)(depth + EXTRA_FRAMES));
     t->guard--;
     int start = -1;
     for (int i = 0; i < got && i < EXTRA_FRAMES; i++)

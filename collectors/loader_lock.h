@@ -7,12 +7,6 @@
 
 /* At start: find the lock (a no-op where it cannot be found for sure). */
 void hp_loader_lock_find(void);
-/* A CPU sample's handler may have interrupted malloc, holding an arena lock that a thread inside
- * dlclose (holding this lock) waits for: the handler's stack must not wait for this lock. 0: it
- * is held elsewhere, take no stack; 1: taken, hp_loader_lock_let_go after the stack; 2: not
- * found, go on as before. */
-int hp_loader_lock_try(void);
-void hp_loader_lock_let_go(void);
 /* The lock's owner (a tid of the parent, in a fork child), 0 when free or not found, -1 when
  * held by a thread that was taking or letting go of it. */
 int hp_loader_lock_owner(void);

@@ -71,17 +71,6 @@ int hp_walk_modules(int (*callback)(struct dl_phdr_info *, size_t, void *), void
     return hp_loader_walks_off ? 0 : dl_iterate_phdr(callback, data);
 }
 
-int hp_loader_lock_try(void)
-{
-    if (!write_lock) return 2;
-    return pthread_mutex_trylock(write_lock) == 0;   /* recursive: the owner's own try succeeds */
-}
-
-void hp_loader_lock_let_go(void)
-{
-    pthread_mutex_unlock(write_lock);
-}
-
 int hp_loader_lock_owner(void)
 {
     if (!write_lock || !write_lock->__data.__lock) return 0;
