@@ -3,7 +3,6 @@
  * rule 12), the oldest ended to make room. Debug files are found by build ID only (no
  * debuginfod: a report never reaches the network). */
 #define _GNU_SOURCE
-#include "loader_lock.h"
 #include "lines.h"
 
 #include <dlfcn.h>
@@ -15,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader_lock.h"
 #include "memory.h"
 #include "platform.h"
 #include "unloaded.h"

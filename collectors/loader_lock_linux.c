@@ -15,12 +15,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <string.h>
 
 #include "platform.h"
 
 static pthread_mutex_t *write_lock;
-static pthread_mutex_t write_lock_free;    /* its contents when nobody holds it */
 
 struct search {
     char *base;
@@ -54,13 +52,7 @@ void hp_loader_lock_find(void)
     if (!rtld || !dladdr1(rtld, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) return;
     struct search s = { rtld, sym->st_size, hp_platform_gettid(), 0, NULL };
     dl_iterate_phdr(owned_by_caller, &s);
-    if (s.found != 1) return;
-    write_lock_free = *s.lock;
-    write_lock_free.__data.__lock = 0;
-    write_lock_free.__data.__count = 0;
-    write_lock_free.__data.__owner = 0;
-    write_lock_free.__data.__nusers = 0;
-    write_lock = s.lock;
+    if (s.found == 1) write_lock = s.lock;
 }
 
 int hp_loader_walks_off;
@@ -83,7 +75,11 @@ void hp_loader_lock_adopt(int tid)
     write_lock->__data.__owner = tid;
 }
 
+/* As glibc leaves a recursive mutex nobody holds: its kind kept, the rest zero. */
 void hp_loader_lock_free(void)
 {
-    memcpy(write_lock, &write_lock_free, sizeof write_lock_free);
+    write_lock->__data.__lock = 0;
+    write_lock->__data.__count = 0;
+    write_lock->__data.__owner = 0;
+    write_lock->__data.__nusers = 0;
 }

@@ -367,28 +367,30 @@ void hp_record_name(const struct hp_record *r, char *out, size_t size)
     else snprintf(out, size, "thread_%u", r->index);
 }
 
-struct hp_thread *hp_registry_state_of_tid(int tid)
+/* The newest record of a tid (an older one with the same tid is a thread that ended), or NULL;
+ * the caller holds the lock. */
+static struct hp_record *record_of_tid(int tid)
 {
     for (uint32_t i = count; i-- > 0;) {
         struct hp_record *r = hp_record_at(i);
-        if (r->tid == tid && !r->unused && !r->gone) return r->state;
+        if (r->tid == tid && !r->unused) return r;
     }
     return NULL;
 }
 
+struct hp_thread *hp_registry_state_of_tid(int tid)
+{
+    struct hp_record *r = record_of_tid(tid);
+    return r && !r->gone ? r->state : NULL;
+}
+
 int hp_registry_name_of_tid(int tid, char *out, size_t size)
 {
-    int found = 0;
     hp_spin_lock(&lock);
-    for (uint32_t i = count; i-- > 0 && !found;) {
-        struct hp_record *r = hp_record_at(i);
-        if (r->tid == tid && !r->unused) {
-            hp_record_name(r, out, size);
-            found = 1;
-        }
-    }
+    struct hp_record *r = record_of_tid(tid);
+    if (r) hp_record_name(r, out, size);
     hp_spin_unlock(&lock);
-    return found;
+    return r != NULL;
 }
 
 void hp_counts_add(struct hp_counts *dst, const struct hp_counts *src)

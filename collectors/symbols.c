@@ -1,6 +1,5 @@
 /* symbols.c — see symbols.h. */
 #define _GNU_SOURCE
-#include "loader_lock.h"
 #include "symbols.h"
 
 #include <dlfcn.h>
@@ -22,6 +21,7 @@
 
 #include "demangle.h"
 #include "lines.h"
+#include "loader_lock.h"
 #include "memory.h"
 #include "platform.h"
 #include "sort.h"

@@ -1,6 +1,5 @@
 /* unloaded.c — see unloaded.h. */
 #define _GNU_SOURCE
-#include "loader_lock.h"
 #include "unloaded.h"
 
 #include <link.h>
@@ -8,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loader_lock.h"
 #include "memory.h"
 #include "spinlock.h"
 

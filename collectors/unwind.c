@@ -1,6 +1,5 @@
 /* unwind.c — see unwind.h. */
 #define _GNU_SOURCE
-#include "loader_lock.h"
 #include "unwind.h"
 
 #include <errno.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "loader_lock.h"
 #include "stacks.h"
 #include "unloaded.h"
 

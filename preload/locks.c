@@ -1,8 +1,9 @@
 /* locks.c — pthread mutex, rwlock and condition variable hooks (the locks view). Each acquisition
  * tries first: when the try succeeds nothing is timed; only when it fails is the wait timed
  * (rdtsc before and after the real blocking call). An acquisition is counted while the lock is
- * held, on the record or on its thread group's line (collectors/locks.h). Return codes are the real function's, errno untouched: the
- * fast path calls nothing that sets it, the slow paths save it.
+ * held, on the record or on its thread group's line (collectors/locks.h). Return codes are the
+ * real function's, errno untouched: the fast path calls nothing that sets it, the slow paths save
+ * it.
  *
  * Before libhotpath.so has looked the real functions up (another library's constructor locking
  * early), the plain lock functions go to glibc's __pthread_* aliases; condition variables are

@@ -68,28 +68,30 @@ static void fork_parent(void)
     hp_registry_unlock();
 }
 
-/* Another thread of the parent was inside dlclose (dl.c marks it; the registry still lists the
- * parent's threads here), or a dlopen was adding objects: the loader's lists may be halfway. A
- * dlopen need not show: with other program threads, the profiler loads no library. */
-static int loader_changing(const struct hp_thread *self)
+/* The parent's other program threads (the registry still lists them here): whether there were
+ * any, and whether one was inside dlclose (dl.c marks it). */
+static void other_threads(const struct hp_thread *self, int *any, int *in_dlclose)
 {
-    int changing = _r_debug.r_state != RT_CONSISTENT;
+    *any = *in_dlclose = 0;
     for (uint32_t i = 0; i < hp_registry_count(); i++) {
         const struct hp_thread *t = hp_record_at(i)->state;
         if (!t || t == self || hp_record_at(i)->gone || t->guard) continue;
-        hp_loader_no_dlopen = 1;
+        *any = 1;
         if (atomic_load_explicit(&t->in_loader, memory_order_relaxed) >
             atomic_load_explicit(&t->in_iterate, memory_order_relaxed))
-            changing = 1;
+            *in_dlclose = 1;
     }
-    return changing;
 }
 
-/* glibc's fork leaves dl_iterate_phdr's lock as it was (loader_lock.h): who held it decides. */
+/* glibc's fork leaves dl_iterate_phdr's lock as it was (loader_lock.h): who held it decides. The
+ * loader's lists may be halfway when a dlclose was under way or a dlopen was adding objects; a
+ * dlopen need not show, so with other program threads the profiler loads no library. */
 static void loader_lock_after_fork(struct hp_thread *self)
 {
-    int owner = hp_loader_lock_owner();
-    int changing = loader_changing(self);
+    int owner = hp_loader_lock_owner(), others, changing;
+    other_threads(self, &others, &changing);
+    hp_loader_no_dlopen = others;
+    changing |= _r_debug.r_state != RT_CONSISTENT;
     if (owner && owner == self->tid) {
         hp_loader_lock_adopt(hp_platform_gettid());
     } else if (owner && !changing) {
