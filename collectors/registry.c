@@ -28,8 +28,38 @@ static int64_t inherited;
 #define MAX_GROUPS 256
 static struct hp_thread *free_states;
 
-void hp_registry_lock(void) { hp_spin_lock(&lock); }
-void hp_registry_unlock(void) { hp_spin_unlock(&lock); }
+/* Where the calling thread stands with the lock: a signal handler on it that forks must not wait
+ * for a lock its own interrupted code holds (preload/process.c). Set before the lock is tried and
+ * cleared after it is let go, so that a handler never sees less than the truth. */
+static __thread unsigned char mine __attribute__((tls_model("initial-exec")));
+enum { MINE_NOT, MINE_WAITING, MINE_HELD };
+
+void hp_registry_lock(void)
+{
+    mine = MINE_WAITING;
+    __asm__ volatile("" ::: "memory");
+    hp_spin_lock(&lock);
+    mine = MINE_HELD;
+}
+
+void hp_registry_unlock(void)
+{
+    hp_spin_unlock(&lock);
+    __asm__ volatile("" ::: "memory");
+    mine = MINE_NOT;
+}
+
+int hp_registry_busy_here(void)
+{
+    return mine != MINE_NOT;
+}
+
+void hp_registry_fork_child_unwedge(void)
+{
+    /* waiting for a thread that is not in the child: the lock is nobody's here; held by the
+     * interrupted code of this thread: that code lets it go as the handler returns */
+    if (mine == MINE_WAITING) hp_spin_unlock(&lock);
+}
 uint32_t hp_registry_count(void) { return count; }
 
 struct hp_record *hp_record_at(uint32_t i)
@@ -100,12 +130,12 @@ static void free_slot(struct hp_record *r)
 
 void hp_registry_give_states(struct hp_thread *states, size_t n)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     while (n-- > 0) {
         states[n].next_free = free_states;
         free_states = &states[n];
     }
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 /* caller holds the lock */
@@ -134,7 +164,7 @@ __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));
 uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void *arg,
                              uintptr_t stack_addr, size_t stack_size)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     uint32_t rec = add_record();
     if (rec != HP_NO_RECORD) {
         struct hp_record *r = hp_record_at(rec);
@@ -144,31 +174,31 @@ uint32_t hp_registry_reserve(const char *creator_comm, void *(*fn)(void *), void
         r->stack_addr = stack_addr;
         r->stack_size = stack_size;
     }
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return rec;
 }
 
 void hp_registry_created(uint32_t rec, unsigned long pthread)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     hp_record_at(rec)->pthread = pthread;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 void hp_registry_inherit(uint32_t rec, const char *comm)
 {
     if (rec == HP_NO_RECORD) return;
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     copy_name(hp_record_at(rec)->inherited, comm);
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 void hp_registry_unreserve(uint32_t rec)
 {
     if (rec == HP_NO_RECORD) return;
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     free_slot(hp_record_at(rec));
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 static _Atomic uint32_t listings;
@@ -195,16 +225,16 @@ static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsi
 struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthread,
                                      uint64_t cpu_ns, uint64_t now_ns)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_thread *t = new_state();
     if (t && rec != HP_NO_RECORD) start_record(hp_record_at(rec), t, tid, pthread, cpu_ns, now_ns);
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return t;
 }
 
 struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu_ns, uint64_t now_ns)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_thread *t = new_state();
     if (t) {
         struct hp_record *found = NULL;
@@ -218,16 +248,16 @@ struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu
         }
         if (found) start_record(found, t, tid, pthread, cpu_ns, now_ns);
     }
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return t;
 }
 
 struct hp_thread *hp_registry_profiler_state(void)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_thread *t = new_state();
     if (t) t->guard = 1;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return t;
 }
 
@@ -243,15 +273,15 @@ void hp_registry_discover(int tid, const char *process_comm)
 void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns)
 {
     if (!t || t->record == HP_NO_RECORD) return;
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     hp_record_at(t->record)->cpu_before_ns = cpu_ns;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
 {
     if (!t || t->record == HP_NO_RECORD) return 0;
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_record *r = hp_record_at(t->record);
     if (!r->exited) exited_present++;
     r->exited = 1;
@@ -265,7 +295,7 @@ int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
     r->cpu_sys_ns = sys_ns;
     r->has_pct = 0;
     int retire = exited_present % HP_RETIRE_BATCH == 0;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return retire;
 }
 
@@ -286,7 +316,7 @@ void hp_registry_gone(struct hp_record *r)
 
 void hp_registry_name_pthread(unsigned long pthread, const char *name)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     /* only a live thread's: glibc gives a joined thread's pthread_t to the next new one, whose
      * recycled record may sit below the old one's */
     for (uint32_t i = count; i-- > 0;) {
@@ -297,17 +327,17 @@ void hp_registry_name_pthread(unsigned long pthread, const char *name)
             break;
         }
     }
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 void hp_registry_name_record(uint32_t rec, const char *name)
 {
     if (rec == HP_NO_RECORD) return;
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_record *r = hp_record_at(rec);
     copy_name(r->name, name);
     r->named = 1;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 /* The heap the counters say is live: every record's and group's allocations less frees, and what
@@ -353,7 +383,7 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
     self->mapped_bytes = self->unmapped_bytes = 0;
     self->io_ticks = self->io_count = 0;
     self->lock_wait_ticks = self->cond_wait_ticks = self->cond_wait_count = 0;
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
 }
 
 void hp_record_name(const struct hp_record *r, char *out, size_t size)
@@ -386,10 +416,10 @@ struct hp_thread *hp_registry_state_of_tid(int tid)
 
 int hp_registry_name_of_tid(int tid, char *out, size_t size)
 {
-    hp_spin_lock(&lock);
+    hp_registry_lock();
     struct hp_record *r = record_of_tid(tid);
     if (r) hp_record_name(r, out, size);
-    hp_spin_unlock(&lock);
+    hp_registry_unlock();
     return r != NULL;
 }
 

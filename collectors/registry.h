@@ -68,6 +68,12 @@ struct hp_exited_group {
 
 void hp_registry_lock(void);
 void hp_registry_unlock(void);
+/* The calling thread holds the lock or waits for it: a signal handler that interrupted it is
+ * running now. */
+int hp_registry_busy_here(void);
+/* In a fork child made from such a handler: a lock the thread was waiting for is let go (its
+ * holder is not in the child); one it held stays held for the interrupted code to let go. */
+void hp_registry_fork_child_unwedge(void);
 uint32_t hp_registry_count(void);
 struct hp_record *hp_record_at(uint32_t i);   /* caller holds the lock */
 void hp_record_counts(const struct hp_record *r, struct hp_counts *out); /* caller holds the lock */

@@ -53,10 +53,19 @@ int hp_spawning_child(void)
  * installed at start run last before a fork and first after it), not around the whole of
  * fork(): the program's own handlers may make or end threads, which takes the lock. */
 static __thread int registry_held_for_fork __attribute__((tls_model("initial-exec")));
+/* The fork is made by a signal handler that interrupted the profiler's own work on this thread
+ * (its registry lock held or waited for, say, inside pthread_create): the lock is not taken, or
+ * the thread would wait for itself, and the child, whose copy of the profiler's state may be
+ * halfway changed, runs unprofiled (hooks pass through, no report; an exec profiles anew). */
+static __thread int fork_from_handler __attribute__((tls_model("initial-exec")));
 
 static void fork_prepare(void)
 {
     if (!hp_active || !hp_self) return;
+    if (hp_self->guard || hp_registry_busy_here()) {
+        fork_from_handler = 1;
+        return;
+    }
     hp_registry_lock();
     registry_held_for_fork = 1;
 }
@@ -131,7 +140,13 @@ HP_EXPORT pid_t fork(void)
     if (!self) return hp_hot.real.fork();
     pid_t pid = hp_hot.real.fork();
     int saved = errno;
-    if (pid == 0) {
+    if (fork_from_handler) {
+        fork_from_handler = 0;
+        if (pid == 0) {
+            hp_registry_fork_child_unwedge();
+            hp_active = 0;
+        }
+    } else if (pid == 0) {
         self->guard++;
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
