@@ -227,7 +227,9 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     uintptr_t pc = interrupted_pc(ucv);
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
     t->guard++;              /* libunwind's own locks go through the lock hooks */
+    t->in_cpu_sample = 1;    /* its walks of the modules never wait for the loader's lock */
     int got = hp_backtrace(raw, (int)(depth + EXTRA_FRAMES));
+    t->in_cpu_sample = 0;
     t->guard--;
     int start = -1;
     for (int i = 0; i < got && i < EXTRA_FRAMES; i++)

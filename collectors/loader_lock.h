@@ -16,6 +16,14 @@ int hp_loader_lock_owner(void);
  * - a thread inside dlopen or dlclose may have left the loader's lists halfway: the lock stays
  *   held, the profiler takes no stacks and sets hp_loader_walks_off. */
 void hp_loader_lock_adopt(int tid);
+/* For a walk of the modules from a signal handler (a CPU sample's stack): take the lock only if it
+ * is free now, never wait. A handler that interrupted malloc holds an arena lock that a thread
+ * inside dlclose, holding this lock, may be waiting for: waiting here would deadlock both. Not
+ * taken either when the interrupted code of this very thread holds it (a dlopen or dlclose may
+ * have left the loader's lists halfway), nor when the lock was not found. 1 when taken: then
+ * hp_loader_lock_untry. */
+int hp_loader_lock_try(int tid);
+void hp_loader_lock_untry(void);
 void hp_loader_lock_free(void);
 /* The profiler's own dl_iterate_phdr calls (hp_walk_modules) find no modules, rather than wait
  * forever for a lock that will not be let go first: in such a fork child, and when the final

@@ -19,6 +19,12 @@
 #include "platform.h"
 
 static pthread_mutex_t *write_lock;
+/* glibc's, not the profiler's lock hooks in front of them: looked up at start (a signal handler
+ * cannot) */
+static struct {
+    int (*trylock)(pthread_mutex_t *);
+    int (*unlock)(pthread_mutex_t *);
+} mutex;
 
 struct search {
     char *base;
@@ -52,7 +58,10 @@ void hp_loader_lock_find(void)
     if (!rtld || !dladdr1(rtld, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) return;
     struct search s = { rtld, sym->st_size, hp_platform_gettid(), 0, NULL };
     dl_iterate_phdr(owned_by_caller, &s);
-    if (s.found == 1) write_lock = s.lock;
+    if (s.found != 1) return;
+    *(void **)&mutex.trylock = dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+    *(void **)&mutex.unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+    if (mutex.trylock && mutex.unlock) write_lock = s.lock;
 }
 
 int hp_loader_walks_off;
@@ -68,6 +77,17 @@ int hp_loader_lock_owner(void)
     if (!write_lock || !write_lock->__data.__lock) return 0;
     /* glibc sets the owner just after taking the lock word and clears it just before letting go */
     return write_lock->__data.__owner ? write_lock->__data.__owner : -1;
+}
+
+int hp_loader_lock_try(int tid)
+{
+    if (!write_lock || tid <= 0 || write_lock->__data.__owner == tid) return 0;
+    return mutex.trylock(write_lock) == 0;
+}
+
+void hp_loader_lock_untry(void)
+{
+    mutex.unlock(write_lock);
 }
 
 void hp_loader_lock_adopt(int tid)

@@ -19,6 +19,7 @@ struct hp_thread {
     unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
     _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */
     _Atomic unsigned char in_iterate;   /* of those, dl_iterate_phdr: its lock held, no change made */
+    unsigned char in_cpu_sample;        /* the CPU profile's handler takes a stack: no waiting (dl.c) */
     unsigned guard;          /* > 0 while the profiler works on this thread; set for life on its own threads */
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
     uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */

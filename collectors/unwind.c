@@ -92,6 +92,11 @@ void hp_unwind_warm_up(void)
 {
     if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return;
     know_ranges();           /* for the CPU profile's signal handler: hp_unwind_start_frames */
+    /* No shared cache of unwind rules: libunwind holds its lock while it walks the modules, which
+     * waits for the loader's lock; a CPU sample's handler waiting for the cache's lock would then
+     * wait for the loader's lock all the same (loader_lock.h). Unwinding goes on without it:
+     * repeated stacks come from the per-thread tables of unw_backtrace. */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
     atomic_fetch_add(&unwinding, 1);
     void *frames[4];
     stepped_backtrace(frames, 4);

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <link.h>
 
+#include "../collectors/loader_lock.h"
+#include "../collectors/platform.h"
 #include "../collectors/unloaded.h"
 #include "real.h"
 
@@ -55,6 +57,13 @@ HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, voi
         real = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
         errno = saved;
         if (!real) return 0;   /* nothing to iterate over */
+    }
+    struct hp_thread *t = hp_self;
+    if (t && t->in_cpu_sample) {   /* libunwind, in the CPU profile's handler: loader_lock.h */
+        if (!hp_loader_lock_try(t->tid ? t->tid : hp_platform_gettid())) return 0;   /* the stack ends here */
+        int r = real(callback, data);
+        hp_loader_lock_untry();
+        return r;
     }
     struct loader_mark mark __attribute__((cleanup(loader_leave))) = loader_enter(1);
     return real(callback, data);
