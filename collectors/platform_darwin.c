@@ -178,7 +178,7 @@ int hp_platform_dup_high(int fd)
     /* a soft limit above kern.maxfilesperproc (10240 by default) is not the one that applies */
     if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 10240) floor = 1000;
     else if (rl.rlim_cur >= 256) floor = (long)rl.rlim_cur - 64;
-    else if (rl.rlim_cur >= 32) floor = (long)rl.rlim_cur - 4;   /* the top: the stderr copy, a pipe */
+    else if (rl.rlim_cur >= 32) floor = (long)rl.rlim_cur - 4;   /* the top: the stderr copy, the server's socket */
     else return -1;                      /* every descriptor belongs to the program */
     return fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
 }

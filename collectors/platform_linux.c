@@ -179,7 +179,7 @@ int hp_platform_dup_high(int fd)
     int floor = high_floor(&rl);
     if (floor < 0) {
         if (rl.rlim_cur < 32) return -1;   /* every descriptor belongs to the program */
-        floor = (int)rl.rlim_cur - 4;      /* the top: the stderr copy, a pipe */
+        floor = (int)rl.rlim_cur - 4;      /* the top: the stderr copy, the server's socket */
     }
     return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 }

@@ -23,10 +23,11 @@ int hp_unwind_start_frames(void *const *raw, int from, int n);
  * frames in a fork child that may have inherited libunwind's locks held. */
 int hp_backtrace(void **out, int max);
 /* In the constructor, guard up, before the CPU profile's first signal: both ways of taking a stack
- * once, so that libunwind does now what it does on first use, not in a SIGPROF handler that may
- * have interrupted malloc: it opens its pipe (moved high while the descriptor limit is the one the
- * process started with: DESIGN.md rule 12), makes its thread-cache key (a key numbered 32 or more,
- * made later, would make pthread_setspecific allocate in the handler) and binds its lazy symbols. */
+ * once, so that libunwind does now what it does on first use, not in a signal handler that may
+ * have interrupted malloc: it asks for its pipe (two numbers, no descriptors: own_pipe.h), makes
+ * its thread-cache key (a key numbered 32 or more, made later, would make pthread_setspecific
+ * allocate in the handler) and binds its lazy symbols. And libunwind's shared cache of unwind
+ * rules is turned off (unwind.c). */
 void hp_unwind_warm_up(void);
 /* Set while the warm-up calls unw_backtrace: the mmap hook then refuses anonymous mappings of
  * HP_UNWIND_TABLE_BYTES or more, which are libunwind's per-thread table (unwind.c). */
@@ -35,7 +36,7 @@ extern __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")))
 /* In a fork child: when another thread of the parent was inside libunwind at the fork, its locks
  * may stay held forever here, so this process takes no more stacks. */
 void hp_unwind_fork_child(void);
-/* Take no more stacks in this process (the program took libunwind's pipe: own_pipe.h). */
+/* Take no more stacks in this process (a fork child whose loader lists may be halfway changed). */
 void hp_unwind_stop(void);
 /* addr lies in code of a library the profiler itself uses (libunwind, mimalloc). */
 int hp_unwind_helper_code(uintptr_t addr);

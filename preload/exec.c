@@ -54,13 +54,6 @@ static int profiled_here(void)
     return hp_active && getpid() == hp_pid;
 }
 
-/* A vfork child of the profiled process: it runs in our memory under its own pid, and what it
- * execs is a child of ours all the same. */
-static int vfork_child(void)
-{
-    return hp_active && getpid() != hp_pid;
-}
-
 /* The child's environment (child_env.h), made on the caller's stack where it surely fits (the
  * common case, and the only way in a vfork child, which may not touch the parent's heaps): up to
  * ENV_STACK_SMALL bytes, or more where the thread's known stack bottom leaves ENV_STACK_MARGIN
@@ -111,7 +104,7 @@ static struct child_env child_env(char *const envp[], long image, char **env, ch
     struct child_env ce = { (char **)envp, NULL };
     if (dropped_by_program(envp)) return ce;
     struct hp_thread *t = hp_self;
-    if (!env && !vfork_child()) {      /* pointers and strings in one block */
+    if (!env && !hp_vfork_child()) {      /* pointers and strings in one block */
         if (t) t->guard++;
         env = ce.heap = hp_alloc(slots * sizeof *env + bytes);
         if (t) t->guard--;
@@ -201,7 +194,7 @@ static int may_run(const struct exec_call *c)
 static int do_exec(const struct exec_call *c)
 {
     hp_resolve();
-    if (vfork_child()) {             /* no report here: not our process; image 0 in the new one */
+    if (hp_vfork_child()) {             /* no report here: not our process; image 0 in the new one */
         WITH_CHILD_ENV(c->envp, -1, ce);
         return call_real(c, ce.env);
     }
@@ -303,7 +296,7 @@ static int do_spawn(int search, pid_t *pid, const char *path, const posix_spawn_
 {
     int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
               char *const[], char *const[]) = search ? real.posix_spawnp : real.posix_spawn;
-    if (!profiled_here() && !vfork_child()) return fn(pid, path, fa, attr, argv, envp);
+    if (!profiled_here() && !hp_vfork_child()) return fn(pid, path, fa, attr, argv, envp);
     WITH_CHILD_ENV(envp, -1, ce);
     int r = fn(pid, path, fa, attr, argv, ce.env);
     child_env_done(&ce);

@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include "../collectors/own_pipe.h"
 #include "../collectors/platform.h"
 #include "../report/http_server.h"
 #include "../report/report.h"
@@ -18,7 +17,6 @@ int hp_fd_room(void)
     if (t) t->guard++;
     hp_platform_stop_opening();   /* the sampler's /proc reads would take the numbers freed now */
     int freed = hp_server_give_up();
-    freed |= hp_own_pipe_release();
     freed |= hp_report_release_stderr();
     if (t) t->guard--;
     errno = saved;

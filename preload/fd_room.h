@@ -1,12 +1,11 @@
 /* fd_room.h — DESIGN.md rule 12's budget: the program never meets EMFILE because of the
- * profiler. Its own descriptors (the copy of stderr, libunwind's pipe, the metrics server's
- * sockets) sit high under the limit, so a program that opens descriptors until EMFILE would get a
- * few fewer than bare. When a call of the program's that makes a descriptor fails with EMFILE,
- * the profiler lets go of all of them and the hook makes the call once more. What that costs: the
- * metrics server stops, no more stacks are taken (CPU samples, call sites, new locks' names), the
- * sampler opens no more /proc files (CPU times still come from the threads' clocks; states,
- * names of threads no hook saw, and RSS stop changing) and the report goes to fd 2 as it is at
- * the end. */
+ * profiler. Its own descriptors (the metrics server's sockets; a copy of stderr once the program
+ * has let fd 2 go) sit high under the limit, so a program that opens descriptors until EMFILE
+ * would get a few fewer than bare. When a call of the program's that makes a descriptor fails with
+ * EMFILE, the profiler lets go of all of them and the hook makes the call once more. What that
+ * costs: the metrics server stops, the sampler opens no more /proc files (CPU times still come
+ * from the threads' clocks; states, names of threads no hook saw, and RSS stop changing) and the
+ * report goes to fd 2 as it is at the end. */
 #ifndef HP_FD_ROOM_H
 #define HP_FD_ROOM_H
 

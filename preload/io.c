@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -78,6 +79,7 @@ void hp_resolve_io(void)
     LOOKUP(close, "close");
     LOOKUP(close_range, "close_range");
     LOOKUP(closefrom, "closefrom");
+    LOOKUP(syscall, "syscall");
     LOOKUP(dup, "dup");
     LOOKUP(dup2, "dup2");
     LOOKUP(dup3, "dup3");
@@ -144,15 +146,18 @@ void hp_resolve_io(void)
 
 /* ---- read and write ---- */
 
-/* An uncounted read: the profiler's own, libunwind's check of its pipe among them. When the
- * program took that pipe's number, the check must fail (own_pipe.h). */
+/* Uncounted reads and writes: the profiler's own, libunwind's address checks through its pipe
+ * among them (own_pipe.h). */
 static __attribute__((noinline)) ssize_t read_uncounted(int fd, void *buf, size_t n)
 {
-    if (hp_own_pipe_lost(fd) && guarded()) {
-        errno = EBADF;
-        return -1;
-    }
+    if (hp_own_pipe_has(fd) && guarded()) return hp_own_pipe_read();
     return hp_hot.io.read(fd, buf, n);
+}
+
+static __attribute__((noinline)) ssize_t write_uncounted(int fd, const void *buf, size_t n)
+{
+    if (hp_own_pipe_has(fd) && guarded()) return hp_own_pipe_write(buf, n);
+    return hp_hot.io.write(fd, buf, n);
 }
 
 HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
@@ -164,8 +169,27 @@ HP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
     EARLY(SYS_write, fd, buf, n);
-    RW(1, fd, RAW_OR(hp_hot.io.write(fd, buf, n), SYS_write, fd, buf, n, 0, 0, 0));
+    RW_OR(1, fd, RAW_OR(hp_hot.io.write(fd, buf, n), SYS_write, fd, buf, n, 0, 0, 0), write_uncounted(fd, buf, n));
 }
+
+#if HP_IO_RAW_ARCH
+/* libunwind writes its address checks with syscall(SYS_write) (own_pipe.h). Every other call goes
+ * to glibc's syscall with the six words it reads (a system call takes at most six), or, before it
+ * is found (the profiler's own early calls come here too), is the same instruction made here. A
+ * raw vfork through syscall() would return through this frame in both processes: not handled. */
+HP_EXPORT long syscall(long nr, ...)
+{
+    va_list ap;
+    va_start(ap, nr);
+    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+    long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+    va_end(ap);
+    if (__builtin_expect(nr == SYS_write && hp_own_pipe_has((int)a), 0) && guarded())
+        return hp_own_pipe_write((const void *)b, (size_t)c);
+    if (__builtin_expect(hp_hot.io.syscall != NULL, 1)) return hp_hot.io.syscall(nr, a, b, c, d, e, f);
+    return hp_raw_call(nr, a, b, c, d, e, f);
+}
+#endif
 
 HP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {

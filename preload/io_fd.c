@@ -42,7 +42,6 @@ static inline int needs_mode(int flags)
 static inline int opened(int fd, int dirfd, const char *path, int flags)
 {
     if (fd >= 0 && hp_io_thread()) hp_io_opened(fd, dirfd, path, flags);
-    else if (fd >= 0 && hp_own_pipe_lost(fd)) hp_own_pipe_forget(fd);   /* the profiler's file */
     return fd;
 }
 
@@ -118,26 +117,10 @@ HP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 HP_EXPORT int close(int fd)
 {
     EARLY(SYS_close, fd);
-    if (__builtin_expect(hp_own_pipe_has(fd), 0) && !guarded()) {
-        errno = EBADF;                  /* not a descriptor of the program's */
-        return -1;
-    }
-    if (__builtin_expect(hp_own_pipe_lost(fd), 0) && guarded()) return 0;   /* the program's now */
+    if (__builtin_expect(hp_own_pipe_has(fd), 0) && guarded()) return 0;   /* libunwind's */
     if (hp_io_thread()) hp_io_close(fd);
-    if (fd == 2) hp_report_stderr_replaced(1);
+    if (fd == 2 && !hp_vfork_child()) hp_report_stderr_replaced(1);
     return hp_hot.io.close(fd);
-}
-
-/* close_range over [first, last] minus the profiler's own pipe: 0, or the first failure. */
-static int close_range_sparing(unsigned first, unsigned last, int flags)
-{
-    int own[2], n = hp_own_pipe_within(first, last, own), r = 0;
-    for (int i = 0; i <= n && r == 0; i++) {
-        unsigned lo = i == 0 ? first : (unsigned)own[i - 1] + 1;
-        unsigned hi = i == n ? last : (unsigned)own[i] - 1;
-        if (lo <= hi && !(i < n && own[i] == 0)) r = hp_hot.io.close_range(lo, hi, flags);
-    }
-    return r;
 }
 
 HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
@@ -145,8 +128,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
-    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_report_stderr_replaced(1);
-    if (first <= last && !guarded()) return close_range_sparing(first, last, flags);
+    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC) && !hp_vfork_child()) hp_report_stderr_replaced(1);
     return hp_hot.io.close_range(first, last, flags);
 }
 
@@ -157,19 +139,9 @@ HP_EXPORT void closefrom(int low)
         return;
     }
     unsigned first = (unsigned)(low < 0 ? 0 : low);
-    if (first <= 2) hp_report_stderr_replaced(1);
+    if (first <= 2 && !hp_vfork_child()) hp_report_stderr_replaced(1);
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
-    int own[2];
-    if (guarded() || hp_own_pipe_within(first, UINT_MAX, own) == 0) {
-        hp_hot.io.closefrom(low);
-        return;
-    }
-    int saved = errno;
-    if (close_range_sparing(first, UINT_MAX, 0) != 0) {   /* no close_range: the pipe goes too */
-        hp_own_pipe_give(own[0]);
-        hp_hot.io.closefrom(low);
-    }
-    errno = saved;
+    hp_hot.io.closefrom(low);
 }
 
 /* ---- dup family: the new descriptor is the same resource ---- */
@@ -186,11 +158,11 @@ HP_EXPORT int dup(int fd)
     return duped(fd, HP_WITH_ROOM(hp_hot.io.dup(fd)));
 }
 
-/* The program takes newfd, an end of the profiler's own pipe perhaps (own_pipe.h). */
+/* The program puts another file at newfd. A vfork child's fd 2 is its own: what the report
+ * keeps of stderr lives in the parent's memory. */
 static inline void taking(int newfd)
 {
-    if (__builtin_expect(hp_own_pipe_has(newfd), 0) && !guarded()) hp_own_pipe_give(newfd);
-    if (newfd == 2) hp_report_stderr_replaced(0);
+    if (newfd == 2 && !hp_vfork_child()) hp_report_stderr_replaced(0);
 }
 
 HP_EXPORT int dup2(int oldfd, int newfd)
@@ -232,14 +204,6 @@ HP_EXPORT int fcntl64(int fd, int cmd, ...)
 
 static inline int piped(int r, int fds[2])
 {
-    if (r == 0 && hp_self && hp_self->guard) {
-        /* the profiler's own (libunwind validates addresses through a pipe): moved high, out of
-         * the numbers the program expects to get */
-        hp_platform_move_high(&fds[0]);
-        hp_platform_move_high(&fds[1]);
-        hp_own_pipe_made(fds);
-        return r;
-    }
     if (r == 0 && hp_io_thread()) {
         struct hp_io_name n;
         hp_io_name_path(&n, "pipe", HP_IO_PIPE);
@@ -248,15 +212,21 @@ static inline int piped(int r, int fds[2])
     return r;
 }
 
+/* libunwind's address-check pipe is two numbers and no descriptors (own_pipe.h). */
+#define OWN_PIPE(fds)                                                                           \
+    if (guarded() && hp_own_pipe_give(__builtin_return_address(0), fds)) return 0
+
 HP_EXPORT int pipe(int fds[2])
 {
     EARLY(SYS_pipe2, fds, 0);
+    OWN_PIPE(fds);
     return piped(HP_WITH_ROOM(hp_hot.io.pipe(fds)), fds);
 }
 
 HP_EXPORT int pipe2(int fds[2], int flags)
 {
     EARLY(SYS_pipe2, fds, flags);
+    OWN_PIPE(fds);
     return piped(HP_WITH_ROOM(hp_hot.io.pipe2(fds, flags)), fds);
 }
 
@@ -334,7 +304,7 @@ static void program_binds(int fd, const struct sockaddr *addr, socklen_t len)
         p = ntohs(((const struct sockaddr_in *)addr)->sin_port);
     else if (addr && addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6))
         p = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-    if (p == 0 || p != hp_server_port()) return;
+    if (p == 0 || (p != hp_server_port() && p != hp_server_pending_port())) return;
     int type = 0, saved = errno;
     socklen_t tlen = sizeof type;
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && type == SOCK_STREAM) hp_server_yield_port(p);

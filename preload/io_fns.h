@@ -123,6 +123,8 @@ struct hp_io_real {
     int (*signalfd)(int, const void *, int);
     int (*memfd_create)(const char *, unsigned int);
     int (*inotify_init1)(int);
+    /* libunwind's address checks (own_pipe.h) */
+    long (*syscall)(long, ...);
 };
 
 #endif

@@ -25,7 +25,7 @@ HP_EXPORT pid_t setsid(void)
 {
     hp_resolve();
     pid_t r = hp_hot.real.setsid();
-    if (r != -1 && hp_active) hp_report_new_session();
+    if (r != -1 && hp_active && !hp_vfork_child()) hp_report_new_session();
     return r;
 }
 
@@ -33,6 +33,7 @@ HP_EXPORT pid_t setsid(void)
 HP_EXPORT int daemon(int nochdir, int noclose)
 {
     hp_resolve();
+    if (!noclose && hp_active) hp_report_keep_stderr();   /* fd 2 goes to /dev/null inside */
     int r = hp_hot.real.daemon(nochdir, noclose);
     if (r == 0 && hp_active) {
         int saved = errno;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "../collectors/thread_state.h"
 #include "io_fns.h"
@@ -80,6 +81,13 @@ static inline struct hp_thread *hp_self_hot(void)
 extern int hp_active;
 /* The pid being profiled (DESIGN.md rule 13). */
 extern int hp_pid;
+/* A vfork child of the profiled process (or a clone sharing its memory): it runs in our memory
+ * under a pid of its own until it execs or exits, so what its hooks write would change the
+ * parent's view. A system call: for the hooks' rare paths only. */
+static inline int hp_vfork_child(void)
+{
+    return hp_active && getpid() != hp_pid;
+}
 
 /* Look up every real function; 0 while a lookup is already under way on this thread. */
 int hp_resolve(void);

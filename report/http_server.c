@@ -76,9 +76,12 @@ static _Atomic int server_tid;
 static _Atomic int given_up;                /* the program ran out of descriptors: hold none */
 static _Atomic int holds_none;             /* the server thread has closed all it held */
 static _Atomic int registered_pid;     /* set by the server thread, read by the final report */
+static _Atomic int ending;             /* the final report has unregistered this image */
+static _Atomic int registering;        /* register_process is writing the file */
 static uint64_t start_unix_ms;
 static _Atomic int wanted;              /* started, and the thread not launched yet */
-static int child_pending;               /* a fork child's start, not made yet */
+static int listener_pending;            /* the start (listener, registry entry) not made yet */
+static int clean_pending;               /* with it, remove stale registry entries (not in a fork child) */
 static hp_spinlock pending_lock = HP_SPINLOCK_INIT;
 
 int hp_server_tid(void)
@@ -169,9 +172,20 @@ static int open_listener(void)
     return 0;
 }
 
+unsigned hp_server_pending_port(void)
+{
+    return listener_pending ? hp_config.metrics_port : 0;
+}
+
 void hp_server_yield_port(unsigned p)
 {
     int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
+    if (p != 0 && fd < 0 && p == hp_config.metrics_port) {
+        /* before the listener is made (hp_server_launch): the port is the program's, no busy
+         * port to warn about */
+        __atomic_store_n(&port_explicit_warned, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (p == 0 || fd < 0 || p != __atomic_load_n(&port, __ATOMIC_RELAXED) || !still_ours(fd, listen_ino))
         return;
     /* the server thread finds it gone (check_listener) and never closes that number again; a
@@ -187,12 +201,19 @@ void hp_server_yield_port(unsigned p)
     for (int i = 0; i < 100 && atomic_load(&server_turns) == turn; i++) nanosleep(&ms, NULL);
 }
 
+/* Made by the sampler's first pass while the program may be ending: this sees the ending and
+ * writes nothing, or the ending (hp_server_unregister) waits for the file and removes it, so that
+ * neither it nor its .tmp is left behind when the process is gone. */
 static void register_process(void)
 {
-    int pid = hp_report_pid();
-    atomic_store(&registered_pid, pid);
-    hp_procfile_write(pid, port, hp_report_command(), start_unix_ms,
-                      token[0] != 0, token_auto ? token : NULL);
+    atomic_store(&registering, 1);
+    if (!atomic_load(&ending)) {
+        int pid = hp_report_pid();
+        atomic_store(&registered_pid, pid);
+        hp_procfile_write(pid, port, hp_report_command(), start_unix_ms,
+                          token[0] != 0, token_auto ? token : NULL);
+    }
+    atomic_store(&registering, 0);
 }
 
 /* ---- responses ---- */
@@ -583,10 +604,11 @@ static int launch(void)
     return hp_platform_start_thread(server_main);
 }
 
-/* Listener and registry entry. What takes a descriptor for a moment happens before the program
- * runs on (the constructor), so no number the program expects is taken; a fork child's waits for
- * its first sampler pass (a shell's child that execs at once never pays for it), or is made just
- * before the child gives up its privileges, while it may still write the registry. The thread
+/* Listener and registry entry, made at the process's first sampler pass (hp_server_launch), or
+ * just before it gives up its privileges, while it may still write the registry: a process that
+ * ends sooner (a shell's child that execs at once, a short helper) never pays for them, and never
+ * shows a program that lists its descriptors one of ours. The listener's socket takes the lowest
+ * free number for a moment before it moves high, as the sampler's /proc reads do. The thread
  * waits for hp_server_launch. */
 static void start(int clean_stale)
 {
@@ -607,14 +629,15 @@ void hp_server_start(void)
     if (hp_config.server_off || hp_config.auth_bad) return;
     if (hp_config.auth_auto) { make_token(); token_auto = 1; }
     else snprintf(token, sizeof token, "%s", hp_config.auth_token);
-    start(1);
+    hp_procfile_choose();   /* from the environment as the process starts with it */
+    listener_pending = clean_pending = 1;
 }
 
 void hp_server_start_child_now(void)
 {
     hp_spin_lock(&pending_lock);
-    if (child_pending && !atomic_load(&given_up)) start(0);   /* stale entries: the parent's work */
-    child_pending = 0;
+    if (listener_pending && !atomic_load(&given_up)) start(clean_pending);   /* a fork child's parent cleaned */
+    listener_pending = 0;
     hp_spin_unlock(&pending_lock);
 }
 
@@ -637,6 +660,9 @@ void hp_server_launch(void)
 
 void hp_server_unregister(void)
 {
+    atomic_store(&ending, 1);   /* no registration from now on (register_process) */
+    struct timespec ms = { 0, 1000000 };
+    for (int i = 0; i < 200 && atomic_load(&registering); i++) nanosleep(&ms, NULL);   /* one under way */
     int pid = atomic_load(&registered_pid);
     if (pid && pid == getpid()) hp_procfile_remove(pid);
 }
@@ -644,6 +670,7 @@ void hp_server_unregister(void)
 void hp_server_exec_failed(void)
 {
     int pid = atomic_load(&registered_pid);
+    atomic_store(&ending, 0);
     if (pid && pid == getpid() && listen_fd >= 0) register_process();
 }
 
@@ -678,6 +705,7 @@ void hp_server_restart_in_child(void)
     }
     atomic_store(&server_tid, 0);
     atomic_store(&registered_pid, 0);
+    atomic_store(&ending, 0);
     claim_from = parent_served ? getppid() : 0;
     claims_left = 10;
     claimed_at = 0;
@@ -685,5 +713,6 @@ void hp_server_restart_in_child(void)
     port_explicit_warned = 1;       /* the parent said it, if it had to */
     atomic_store(&wanted, 0);
     atomic_flag_clear(&pending_lock.held);
-    child_pending = 1;
+    listener_pending = 1;
+    clean_pending = 0;
 }

@@ -5,8 +5,8 @@
 #ifndef HP_HTTP_SERVER_H
 #define HP_HTTP_SERVER_H
 
-/* From the constructor: bind the listener and register the process (unless
- * HOTPATH_METRICS_SERVER_OFF or a bad token). */
+/* From the constructor: the server is wanted (unless HOTPATH_METRICS_SERVER_OFF or a bad token);
+ * its listener and registry entry are made at the first sampler pass (hp_server_launch). */
 void hp_server_start(void);
 /* From the sampler's first pass (hp_sampler_start's settled_fn), so that a process that ends
  * sooner never pays for it: start the thread, which answers the connections the listener has
@@ -15,7 +15,7 @@ void hp_server_launch(void);
 /* In a fork child: the parent's sockets are closed; the child's own listener and registry entry
  * are made at its sampler's first pass (hp_server_launch), or by hp_server_start_child_now. */
 void hp_server_restart_in_child(void);
-/* A fork child about to give up its user or group: its listener and registry entry now, while it
+/* A process about to give up its user or group: its listener and registry entry now, while it
  * may still write the registry. */
 void hp_server_start_child_now(void);
 /* The image ends (its final report, which exec writes too): it leaves the registry of live
@@ -27,6 +27,8 @@ void hp_server_exec_failed(void);
 int hp_server_tid(void);
 /* The port served, 0 when none. */
 unsigned hp_server_port(void);
+/* The port the server will try first once its listener is made, 0 when none is pending. */
+unsigned hp_server_pending_port(void);
 /* The program is binding a TCP socket to port p (the bind hook, any thread): when the server
  * listens there, it lets go at once, so the program's bind works as it would without the
  * profiler; the server listens again a second later on another port (hotpath-console --list). */

@@ -26,16 +26,21 @@ static int private_dir(const char *path)
     return S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0 ? 0 : -1;
 }
 
+/* Chosen once, at the start (hp_procfile_choose): a process registers later, when the program may
+ * have rewritten its environment (nginx's workers keep only TZ). */
+static char chosen[sizeof dir];
+
+void hp_procfile_choose(void)
+{
+    if (chosen[0]) return;
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(chosen, sizeof chosen, "%s/hotpath", xdg);
+    else snprintf(chosen, sizeof chosen, "/tmp/hotpath-%u", (unsigned)getuid());
+}
+
 int hp_procfile_init(void)
 {
-    /* chosen once, at the start: a fork child registers later, when the program may have
-     * rewritten its environment (nginx's workers keep only TZ) */
-    static char chosen[sizeof dir];
-    if (!chosen[0]) {
-        const char *xdg = getenv("XDG_RUNTIME_DIR");
-        if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(chosen, sizeof chosen, "%s/hotpath", xdg);
-        else snprintf(chosen, sizeof chosen, "/tmp/hotpath-%u", (unsigned)getuid());
-    }
+    hp_procfile_choose();
     memcpy(dir, chosen, sizeof dir);
     syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
     if (private_dir(dir) != 0) {

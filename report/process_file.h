@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 /* Find (create) the directory; 0 when it is ours and private, -1 otherwise. Call at start. */
+/* The registry's directory, from XDG_RUNTIME_DIR as the process starts (once). */
+void hp_procfile_choose(void);
 int hp_procfile_init(void);
 /* Write (replace) this process's file; 0 on success. token is NULL unless made with `auto`. */
 int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t start_unix_ms,

@@ -46,9 +46,9 @@ static int stderr_gone;               /* fd 2 was not open at start, or a daemon
                                        * later fd 2 is the program's, not the report's */
 static _Atomic int new_session;       /* a session leader: hp_report_new_session */
 static int fork_child;                /* this image began as a fork child (no exec since) */
-static int stderr_let_go;             /* the copy went as fd 2 was replaced: the report goes to fd 2
+static int stderr_let_go;             /* fd 2 was replaced with no copy kept: the report goes to fd 2
                                        * only while that is the original stderr again */
-static struct stat stderr_id;         /* what stderr_copy refers to, to notice it was replaced */
+static struct stat stderr_id;         /* the original stderr, to notice it was replaced */
 static unsigned report_image;
 static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
 static _Atomic int signal_tid;        /* the thread it was delivered to */
@@ -65,13 +65,17 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     if (report_argv)
         for (int i = 0; i < argc; i++)
             if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
-    /* Programs close stderr before exit (gnulib's close_stdout does): keep our own copy, high
-     * and close-on-exec, within the descriptor limit. */
+    /* No copy of stderr yet: a descriptor held from the start is one the program sees among its
+     * own (a child listing its descriptors, Python's pass_fds). It is made when the program lets
+     * fd 2 go (hp_report_stderr_replaced); until then the report goes to fd 2. */
     stderr_gone = fcntl(2, F_GETFD) < 0;
     if (getsid(0) == getpid()) atomic_store(&new_session, 1);   /* a daemon's exec'd server */
-    stderr_copy = stderr_gone ? -1 : hp_platform_dup_high(2);
-    /* under a small limit every descriptor is the program's: the report goes to fd 2 as it is */
-    if (stderr_copy >= 0 && fstat(stderr_copy, &stderr_id) != 0) stderr_copy = -1;
+    if (!stderr_gone && fstat(2, &stderr_id) != 0) stderr_gone = 1;
+}
+
+static int is_original_stderr(const struct stat *st)
+{
+    return st->st_dev == stderr_id.st_dev && st->st_ino == stderr_id.st_ino && st->st_mode == stderr_id.st_mode;
 }
 
 /* Close the copy of stderr; 1 when there was one. */
@@ -83,12 +87,37 @@ static int close_stderr_copy(void)
     return 1;
 }
 
+/* The file the report would write to, before fd 2 is let go: our copy, or fd 2 itself while it is
+ * still the original stderr. -1 when there is none. */
+static int stderr_now(struct stat *st)
+{
+    if (stderr_gone) return -1;
+    int fd = stderr_copy >= 0 ? stderr_copy : 2;
+    if (fstat(fd, st) != 0 || !is_original_stderr(st)) return -1;
+    return fd;
+}
+
+/* Under a small limit every descriptor is the program's: no copy, and the report goes to fd 2 as
+ * it stands then. */
+static void keep_stderr(void)
+{
+    int expected = -1, fd = hp_platform_dup_high(2);
+    if (fd >= 0 && !__atomic_compare_exchange_n(&stderr_copy, &expected, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        hp_platform_close(fd);   /* another thread's copy came first */
+}
+
 void hp_report_detach_stderr(void)
 {
     struct stat st;
-    if (stderr_copy < 0 || fstat(stderr_copy, &st) != 0 || S_ISREG(st.st_mode)) return;
+    if (stderr_now(&st) < 0 || S_ISREG(st.st_mode)) return;
     stderr_gone = 1;
     close_stderr_copy();
+}
+
+void hp_report_keep_stderr(void)
+{
+    struct stat st;
+    if (stderr_now(&st) == 2) keep_stderr();
 }
 
 int hp_report_release_stderr(void)
@@ -104,17 +133,21 @@ void hp_report_new_session(void)
 
 void hp_report_stderr_replaced(int closed)
 {
-    if (atomic_load(&new_session)) {
-        hp_report_detach_stderr();
-        return;
-    }
     struct stat st;
-    if (stderr_copy < 0 || fstat(stderr_copy, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
-    if (!closed) {
+    int fd = stderr_now(&st);
+    if (fd < 0 || stderr_let_go) return;
+    int stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+    if (atomic_load(&new_session) && !S_ISREG(st.st_mode)) {
+        stderr_gone = 1;                    /* a daemon: hp_report_detach_stderr */
+        close_stderr_copy();
+    } else if (stream && !closed) {
         stderr_let_go = 1;
         close_stderr_copy();
-    } else if (fork_child) {
-        hp_report_detach_stderr();
+    } else if (stream && fork_child) {
+        stderr_gone = 1;
+        close_stderr_copy();
+    } else if (fd == 2) {
+        keep_stderr();
     }
 }
 
@@ -315,13 +348,10 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 static int stderr_fd(void)
 {
     struct stat now;
-    if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && now.st_dev == stderr_id.st_dev &&
-        now.st_ino == stderr_id.st_ino && now.st_mode == stderr_id.st_mode)
-        return stderr_copy;
-    /* after the copy went with fd 2's replacement, fd 2 only while it is the original stderr
-     * (restored after a silenced stretch): never a file the program put there */
-    if (stderr_let_go && (fstat(2, &now) != 0 || now.st_dev != stderr_id.st_dev || now.st_ino != stderr_id.st_ino))
-        return -1;
+    if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && is_original_stderr(&now)) return stderr_copy;
+    /* after fd 2 was let go of, fd 2 only while it is the original stderr (restored after a
+     * silenced stretch): never a file the program put there */
+    if (stderr_let_go && (fstat(2, &now) != 0 || !is_original_stderr(&now))) return -1;
     return stderr_gone ? -1 : 2;   /* -1: the report to stderr goes nowhere */
 }
 

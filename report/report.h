@@ -8,11 +8,11 @@
 #include "../collectors/config.h"
 #include "buf.h"
 
-#define HP_VERSION "0.1.0"
+#define HP_VERSION "0.2.0"
 
 /* At start, on the main thread (registry record main_record): who is being profiled (argv is
- * copied, the start time taken now), the name its threads inherit, and a private copy of stderr
- * for the report. */
+ * copied, the start time taken now), the name its threads inherit, and which file stderr is (the
+ * report's copy of it is made only as the program lets fd 2 go: hp_report_stderr_replaced). */
 void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv);
 /* The same in a fork child: its pid and start time. */
 void hp_report_child_identity(int pid, uint64_t start_ns);
@@ -23,13 +23,16 @@ int hp_report_fork_child(void);
  * otherwise wait for the daemon to end (out=$(daemon) would not return). A report to stderr then
  * goes nowhere; one to a regular file keeps its copy. */
 void hp_report_detach_stderr(void);
+/* Before daemon() replaces fd 2 where no hook sees it: a copy of the original stderr is made. */
+void hp_report_keep_stderr(void);
 /* The program ran out of descriptors (preload/fd_room.c): the copy of stderr is closed and the
  * report goes to fd 2 as it stands then. Not once the final report has begun. Returns 1 when a
  * descriptor was freed. */
 int hp_report_release_stderr(void);
 /* setsid succeeded: from now on fd 2's replacement detaches stderr (hp_report_stderr_replaced). */
 void hp_report_new_session(void);
-/* The program closed fd 2 (closed = 1) or put another file there (dup2, dup3). A process that goes
+/* The program is about to close fd 2 (closed = 1) or put another file there (dup2, dup3, fclose of
+ * stderr): the report's copy of the original stderr is made now, where it is kept. A process that goes
  * on after that must not hold the original stderr open for it when that is a pipe or a socket:
  * whoever reads the other end (out=$(prog 2>&1), a test runner capturing output) waits for every
  * writer to let go, and a background child that sent its output to /dev/null would keep it
