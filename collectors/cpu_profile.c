@@ -3,6 +3,7 @@
 #include "cpu_profile.h"
 
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -17,6 +18,7 @@
 #include "clock.h"
 #include "config.h"
 #include "hash.h"
+#include "loader_lock.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
@@ -38,7 +40,7 @@ struct hp_cpu_buf {
     _Atomic uint32_t head;             /* written by the thread's handler */
     _Atomic uint32_t tail;             /* written by the drainer */
     _Atomic uint64_t dropped, profiler;/* written by the thread's handler (load + store) */
-    /* CPU time the thread spent with SIGPROF blocked (its timer stopped): never sampled.
+    /* CPU time the thread spent with the signal blocked (its timer stopped): never sampled.
      * Written by the thread itself as it blocks and unblocks the signal. */
     _Atomic int masked;
     _Atomic uint64_t masked_since, masked_ns;
@@ -55,17 +57,17 @@ static int cookie;                     /* our timers' sigev_value: tells their s
 static _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
 static uint32_t slot_words, ring_slots = 64;
 
-extern int hp_signals_claim_sigprof(void (*fn)(int, siginfo_t *, void *));
-extern void hp_signals_default_sigprof(void);
+extern int hp_signals_claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack);
+extern void hp_signals_default_cpu(int sig);
+static _Atomic int cpu_signo;          /* the real-time signal the timers fire (signals.c) */
 
 const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
 {
     switch (why) {
     case HP_CPU_OFF_NONE: return NULL;
     case HP_CPU_OFF_SETTING: return "HOTPATH_CPU_HZ=0";
-    case HP_CPU_OFF_HANDLER: return "the program installed its own SIGPROF handler";
-    case HP_CPU_OFF_ITIMER: return "the program uses ITIMER_PROF";
-    case HP_CPU_OFF_DISPOSITION: return "SIGPROF was not at its default action at start";
+    case HP_CPU_OFF_HANDLER: return "the program took every real-time signal";
+    case HP_CPU_OFF_DISPOSITION: return "no real-time signal was at its default action at start";
     case HP_CPU_OFF_FAILED: return "the CPU timers could not be set up";
     }
     return "off";
@@ -243,7 +245,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     atomic_store_explicit(&b->head, head + 1, memory_order_release);
 }
 
-static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &cookie) {
@@ -257,9 +259,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         errno = saved;
         return;
     }
-    /* Not one of our timers: the program left SIGPROF at its default action (it would have
+    /* Not one of our timers: the program left the signal at its default action (it would have
      * replaced this handler otherwise), so it gets the default action: termination. */
-    hp_signals_default_sigprof();
+    hp_signals_default_cpu(sig);
     errno = saved;
     raise(sig);
 }
@@ -290,8 +292,7 @@ static struct hp_cpu_buf *claim_buf(void)
     return b;
 }
 
-/* The thread's timer at the profile's rate (on), or stopped (its SIGPROF would wait pending). */
-/* On the thread itself: SIGPROF blocked or not from now on, and the CPU time it was blocked. */
+/* On the thread itself: the signal blocked or not from now on, and the CPU time it was blocked. */
 static void note_masked(struct hp_cpu_buf *b, int blocked)
 {
     if (blocked == atomic_load_explicit(&b->masked, memory_order_relaxed)) return;
@@ -323,21 +324,29 @@ static int run_timer(struct hp_cpu_buf *b, int on)
     return timer_settime(b->timer, 0, &its, NULL);
 }
 
-static int arm(struct hp_cpu_buf *b)
+/* A timer on the thread's CPU clock that fires the profile's signal at the thread; not running. */
+static int make_timer(struct hp_cpu_buf *b, int signo)
 {
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
+    sev.sigev_signo = signo;
     sev.sigev_value.sival_ptr = &cookie;
     sev._sigev_un._tid = b->tid;
     timer_t id;
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) != 0) return -1;
     b->timer = id;
     atomic_store(&b->armed, 1);
-    /* a thread that starts with SIGPROF blocked gets its timer running when it unblocks it */
+    return 0;
+}
+
+static int arm(struct hp_cpu_buf *b)
+{
+    int signo = atomic_load(&cpu_signo);
+    if (make_timer(b, signo) != 0) return -1;
+    /* a thread that starts with the signal blocked gets its timer running when it unblocks it */
     sigset_t mask;
-    int blocked = pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, SIGPROF) == 1;
+    int blocked = pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, signo) == 1;
     note_masked(b, blocked);
     if (run_timer(b, !blocked) != 0) {
         disarm(b);
@@ -345,6 +354,24 @@ static int arm(struct hp_cpu_buf *b)
     }
     if (!atomic_load(&cpu_on)) disarm(b);   /* turned off meanwhile: whoever exchanges deletes */
     return 0;
+}
+
+int hp_cpu_signal(void)
+{
+    return atomic_load_explicit(&cpu_signo, memory_order_relaxed);
+}
+
+void hp_cpu_signal_moved(int signo)
+{
+    int saved = errno;
+    atomic_store(&cpu_signo, signo);
+    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+        if (atomic_load(&b->state) != BUF_LIVE || !atomic_exchange(&b->armed, 0)) continue;
+        syscall(SYS_timer_delete, b->timer);
+        /* a thread ending meanwhile deletes the new timer, or leaves it on its dead clock */
+        if (make_timer(b, signo) == 0) run_timer(b, !atomic_load(&b->masked));
+    }
+    errno = saved;
 }
 
 void hp_cpu_thread_masked(struct hp_thread *t, int blocked)
@@ -439,6 +466,33 @@ void hp_cpu_off(enum hp_cpu_off_reason why)
     errno = saved;
 }
 
+/* The program (the first module) carries Go's build id note: its runtime's threads run goroutines
+ * on small stacks and each has an alternate stack for signal handlers. */
+static int go_note(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
+            const char *name = p + sizeof *n;
+            /* Go's linker names it "Go\0\0" */
+            if ((n->n_namesz == 3 || n->n_namesz == 4) && name + 3 <= end && memcmp(name, "Go", 3) == 0) *(int *)data = 1;
+            p = name + ((n->n_namesz + 3) & ~3u) + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1;   /* the program only */
+}
+
+static int program_is_go(void)
+{
+    int go = 0;
+    hp_walk_modules(go_note, &go);
+    return go;
+}
+
 void hp_cpu_start(struct hp_thread *main_thread)
 {
     slot_words = 2 + hp_config.stack_depth;
@@ -459,11 +513,13 @@ void hp_cpu_start(struct hp_thread *main_thread)
     if (main_thread) main_thread->guard--;
     atomic_store(&cpu_on, 1);
     atomic_store(&cpu_started, 1);
-    if (hp_signals_claim_sigprof(on_sigprof) != 0) {
+    int signo = hp_signals_claim_cpu(on_cpu_signal, program_is_go());
+    if (signo < 0) {
         atomic_store(&cpu_on, 0);
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
         return;
     }
+    atomic_store(&cpu_signo, signo);
     hp_cpu_thread_start(main_thread);
 }
 
@@ -537,6 +593,7 @@ void hp_cpu_view(struct hp_cpu_view *v)
     v->enabled = atomic_load(&cpu_started);
     v->off = (enum hp_cpu_off_reason)atomic_load(&off_reason);
     v->hz = hp_config.cpu_hz;
+    v->signal = atomic_load(&cpu_on) ? atomic_load(&cpu_signo) : 0;
     v->depth = hp_config.stack_depth;
     if (!v->enabled) return;
     v->samples = atomic_load(&drained);
@@ -550,7 +607,7 @@ void hp_cpu_view(struct hp_cpu_view *v)
         v->dropped += atomic_load(&b->dropped);
         v->profiler += atomic_load(&b->profiler);
         v->unsampled_ns += atomic_load(&b->masked_ns);
-        /* a thread that has SIGPROF blocked now: its CPU since it blocked it */
+        /* a thread that has the signal blocked now: its CPU since it blocked it */
         uint64_t now, since = atomic_load_explicit(&b->masked_since, memory_order_relaxed);
         if (st == BUF_LIVE && atomic_load(&cpu_on) && atomic_load_explicit(&b->masked, memory_order_acquire) &&
             hp_thread_cpu_ns(b->tid, &now) == 0 && now > since)

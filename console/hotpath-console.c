@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VERSION "0.1.0"
+#define VERSION "0.2.0"
 
 static const char *host = "127.0.0.1";
 static char port[16] = "6770";

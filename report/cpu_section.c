@@ -204,7 +204,7 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
             snprintf(own, sizeof own, "; %llu more in the profiler's work", (unsigned long long)s->v.profiler);
         if (s->v.unsampled_ns >= 10000000u) {
             hp_fmt_cpu_seconds(secs, s->v.unsampled_ns);
-            snprintf(unseen, sizeof unseen, "; %s of CPU not sampled: threads with SIGPROF blocked", secs);
+            snprintf(unseen, sizeof unseen, "; %s of CPU not sampled: threads with the profile's signal blocked", secs);
         }
         snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s%s%s", (unsigned long long)s->v.samples,
                  s->v.hz, own, unseen, off ? "; then CPU profile off: " : "", off ? off : "");
@@ -244,6 +244,8 @@ static void cpu_json(const void *snap, struct hp_json *j)
     hp_json_u64(j, "dropped_samples_count", s->v.dropped);
     hp_json_u64(j, "profiler_samples_count", s->v.profiler);
     hp_json_u64(j, "unsampled_cpu_ns", s->v.unsampled_ns);
+    if (s->v.signal) hp_json_u64(j, "signal", (uint64_t)s->v.signal);
+    else hp_json_null(j, "signal");
     hp_json_array_begin(j, "functions");
     for (uint32_t i = 0; i < s->nfns; i++) {
         const struct cpu_fn *f = &s->fns[i];

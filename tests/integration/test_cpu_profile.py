@@ -1,5 +1,5 @@
-"""CPU profile against known truth: shares of CPU by function, per-thread split, the program
-winning SIGPROF/ITIMER_PROF, EINTR behaviour, and the settings that turn it off."""
+"""CPU profile against known truth: shares of CPU by function, per-thread split, SIGPROF and
+ITIMER_PROF left to the program, EINTR behaviour, and the settings that turn it off."""
 import os
 import subprocess
 import tempfile
@@ -82,26 +82,28 @@ def test_off_by_setting():
     assert b"CPU profile off" not in r.stderr
 
 
-OWN_SIGPROF_MODES = (("sigaction", "the program installed its own SIGPROF handler"),
-                     ("signal", "the program installed its own SIGPROF handler"),
-                     ("itimer", "the program uses ITIMER_PROF"))
+OWN_SIGPROF_MODES = ("sigaction", "signal", "itimer")
 
 
-def test_program_with_its_own_sigprof_handler_wins():
-    for mode, reason in OWN_SIGPROF_MODES:
+def test_program_with_its_own_sigprof_profiler_keeps_it_and_is_profiled():
+    """SIGPROF and ITIMER_PROF are the program's: its own profiler at 1 kHz gets as many ticks as
+    bare (within 30%), and the CPU profile, on a signal of its own, still runs and finds the hot
+    function (it turned itself off before)."""
+    for mode in OWN_SIGPROF_MODES:
         cmd = [target("cpu_own_sigprof"), mode]
         r, b = run(cmd), bare(cmd)
         # the program read back SIG_DFL, its handler is installed and ran (it exits 1 otherwise)
         assert r.returncode == 0 == b.returncode, (mode, r.stdout, r.stderr)
-        assert int(r.stdout.split()[1]) >= 10, (mode, r.stdout)   # ~50 at 10 ms over 0.5 s
-        # a runtime condition, not a bad setting: the program's stderr is left as it was
+        ticks, bare_ticks = int(r.stdout.split()[1]), int(b.stdout.split()[1])
+        assert abs(ticks - bare_ticks) <= 0.3 * bare_ticks, (mode, ticks, bare_ticks)
         assert r.stderr == b.stderr == b"", (mode, r.stderr, b.stderr)
         c = cpu(r.report)
-        assert c["enabled"] and c["off_reason"] == reason, c
+        assert c["enabled"] and c["off_reason"] is None and c["signal"] >= 32, c
+        assert fn(r.report, "burn_cpu")["self_percent"] >= 80, c["functions"][:3]
 
 
-def test_own_sigprof_reason_in_text_report():
-    for mode, reason in OWN_SIGPROF_MODES:
+def test_own_sigprof_text_report_says_the_profile_ran():
+    for mode in OWN_SIGPROF_MODES:
         cmd = [target("cpu_own_sigprof"), mode]
         with tempfile.TemporaryDirectory(prefix="hotpath-test-") as d:
             path = os.path.join(d, "report.txt")
@@ -110,7 +112,8 @@ def test_own_sigprof_reason_in_text_report():
                 text = f.read()
         assert r.returncode == 0 and r.stderr == bare(cmd).stderr, (mode, r.stderr)
         title = [l for l in text.splitlines() if l.startswith("functions-cpu - ")]
-        assert len(title) == 1 and "samples at 99 Hz of thread CPU; then CPU profile off: " + reason in title[0], title
+        assert len(title) == 1 and "samples at 99 Hz of thread CPU" in title[0] and "off" not in title[0], title
+        assert "burn_cpu" in text
 
 
 def test_coreutils_sort_own_sigprof_stderr_untouched():
@@ -123,7 +126,17 @@ def test_coreutils_sort_own_sigprof_stderr_untouched():
             assert (r.returncode, r.stdout, r.stderr) == (b.returncode, b.stdout, b.stderr), (args, fmt, r.stderr)
             if fmt == "json":
                 c = cpu(r.report)
-                assert c["enabled"] and c["off_reason"] == "the program installed its own SIGPROF handler", c
+                assert c["enabled"] and c["off_reason"] is None, c
+
+
+def test_sort_of_a_large_file_gets_cpu_samples():
+    """GNU sort installs a SIGPROF handler: the profile was off for it."""
+    data = b"".join(b"%d\n" % ((i * 2654435761) % 1000003) for i in range(600000))
+    b = bare(["sort", "-n"], input=data)
+    r = run(["sort", "-n", "--parallel=1"], input=data)
+    assert r.returncode == 0 and r.stdout == b.stdout, r.stderr[-300:]
+    c = cpu(r.report)
+    assert c["off_reason"] is None and c["samples_count"] >= 5, c
 
 
 def test_blocking_reads_see_no_eintr():
@@ -189,9 +202,9 @@ def test_folded_stacks_file():
     assert a > b > 0, (a, b)
 
 
-def test_threads_that_block_sigprof_never_see_it_pending():
+def test_threads_that_block_the_profiles_signal_never_see_it_pending():
     """A program that blocks every signal and reads them through a signalfd finds none of the
-    profiler's SIGPROFs pending; the thread that unblocks SIGPROF is still sampled."""
+    profiler's signals pending; the thread that unblocks every signal is still sampled."""
     cmd = [target("cpu_masked")]
     plain = bare(cmd)
     r = run(cmd, env={"HOTPATH_CPU_HZ": "1000"})
@@ -199,8 +212,8 @@ def test_threads_that_block_sigprof_never_see_it_pending():
     assert r.returncode == 0 and r.stdout == plain.stdout, (r.stdout, r.stderr)
     cpu = r.report["functions_cpu"]
     assert cpu["samples_count"] >= 100, cpu
-    # the CPU no sample could see is stated: main and one worker burn 0.3 s each with SIGPROF
-    # blocked (the worker ends before the report, main does not)
+    # the CPU no sample could see is stated: main and one worker burn 0.3 s each with every
+    # signal blocked (the worker ends before the report, main does not)
     assert 500_000_000 <= cpu["unsampled_cpu_ns"] <= 1_000_000_000, cpu["unsampled_cpu_ns"]
 
 

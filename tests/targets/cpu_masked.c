@@ -1,7 +1,7 @@
 /* cpu_masked.c — a program that blocks every signal and reads them through a signalfd, as servers
- * do, while its threads burn CPU: the profiler's SIGPROF must never wait pending in its mask (it
- * would show in sigpending, sigwait and the signalfd). One thread unblocks SIGPROF again and is
- * the one the CPU profile can sample. Prints what the program sees. */
+ * do, while its threads burn CPU: the profiler's signal must never wait pending in its mask (it
+ * would show in sigpending, sigwait and the signalfd). One thread unblocks every signal again and
+ * is the one the CPU profile can sample. Prints what the program sees. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -35,12 +35,11 @@ static void *blocked_worker(void *arg)
 static void *unblocking_worker(void *arg)
 {
     (void)arg;
-    sigset_t prof;
-    sigemptyset(&prof);
-    sigaddset(&prof, SIGPROF);
-    pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_UNBLOCK, &all, NULL);
     burn(0.3);
-    pthread_sigmask(SIG_BLOCK, &prof, NULL);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
     return NULL;
 }
 

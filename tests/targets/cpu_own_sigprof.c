@@ -1,13 +1,15 @@
 /* cpu_own_sigprof — a program that profiles itself: it reads back SIGPROF's disposition (SIG_DFL
- * expected), installs its own handler (argv[1] "sigaction" or "signal") and ITIMER_PROF, burns
- * 0.5 s of CPU and prints how many SIGPROFs its handler saw. Exit 1 if the readback was wrong or
- * the handler never ran. Mode "itimer": only setitimer (the handler is installed after it). */
+ * expected), installs its own handler (argv[1] "sigaction" or "signal") and ITIMER_PROF at 1 kHz,
+ * burns 1 s of CPU in burn_cpu and prints how many SIGPROFs its handler saw. Exit 1 if the
+ * readback was wrong or the handler never ran. Mode "itimer": only setitimer (the handler is
+ * installed after it). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
+
+#include "cpu/burn_cpu.h"
 
 static volatile sig_atomic_t hits;
 
@@ -15,13 +17,6 @@ static void on_prof(int sig)
 {
     (void)sig;
     hits++;
-}
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -33,7 +28,7 @@ int main(int argc, char **argv)
         printf("readback: not SIG_DFL\n");
         return 1;
     }
-    struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+    struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
     if (strcmp(mode, "itimer") == 0) {
         /* block SIGPROF while the handler is not yet there, as a careful program would */
         sigset_t set;
@@ -61,10 +56,7 @@ int main(int argc, char **argv)
         printf("readback: not the program's handler\n");
         return 1;
     }
-    volatile unsigned long x = 0;
-    double start = cpu_seconds();
-    while (cpu_seconds() - start < 0.5)
-        for (int i = 0; i < 100000; i++) x += (unsigned long)i;
+    burn_cpu(1.0);
     struct itimerval stop = { { 0, 0 }, { 0, 0 } };
     setitimer(ITIMER_PROF, &stop, NULL);
     printf("hits %d\n", (int)hits);

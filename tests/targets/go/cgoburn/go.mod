@@ -1,0 +1,3 @@
+module cgoburn
+
+go 1.19
