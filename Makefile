@@ -42,7 +42,7 @@ TARGET_SRC := $(wildcard tests/targets/*.c tests/targets/*.cc)
 TARGETS := $(patsubst tests/targets/%,$(BUILD)/targets/%,$(basename $(TARGET_SRC)))
 TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
 
-.PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast integration-slow
+.PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast
 .PHONY: bench bench-real install clean check-build-deps fuzz macos macos-check
 
 CONSOLE := $(BUILD)/hotpath-console
@@ -188,12 +188,42 @@ unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 unit-asan: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
 	@for t in $^; do echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 CK_FORK=no $$t || exit 1; done
 
-# ---- tests ----
+# ---- tests: `make check` the fast tier, `make test` every tier (CI: .ci/run) ----
+# Each builds first, TEST_JOBS at a time, then runs its tests one step after the other; the
+# integration tests come last, so that pytest's summary line ends the output.
+TEST_JOBS ?= 2
+UNIT_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_ASAN_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
+
+check:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory unit integration-fast
+
 test: deps
-	@$(MAKE) --no-print-directory unit unit-asan integration fuzz macos-check
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS) $(UNIT_ASAN_BINS) \
+	    $(BUILD)/fuzz/http_parse macos
+	@$(MAKE) --no-print-directory unit unit-asan fuzz macos-check integration
+
+# The integration tests under pytest (pytest.ini; the tiers: tests/integration/conftest.py), in
+# two passes: the tests that may run side by side, TEST_JOBS xdist workers each in a network
+# namespace of its own (tests/integration/netns.sh: its own 127.0.0.1:6770 and ports); then the
+# serial ones alone. Where no namespace can be made (not root) both passes run in one process.
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k live -x".
+PYTEST := /usr/bin/python3 -m pytest
+NETNS := $(CURDIR)/tests/integration/netns.sh
+netns_ok = $(shell $(NETNS) true 2>/dev/null && echo yes)
+FAST_TIER := and not slow and not real and not stress
+define pytest-tier
+$(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
+$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) -m "not serial $(1)" $(PYTEST_ARGS)
+$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS)
+endef
+
+integration-fast: $(LIB) $(TARGETS) $(CONSOLE)
+	$(call pytest-tier,$(FAST_TIER))
 
 integration: $(LIB) $(TARGETS) $(CONSOLE)
-	/usr/bin/python3 tests/integration/run.py
+	$(call pytest-tier,)
 
 # ---- benchmark: scripts/NAME.c or NAME.cc is build/bench/NAME ----
 BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.so lock_bench idle_threads new_bench cpu_bench)
