@@ -213,10 +213,13 @@ PYTEST := /usr/bin/python3 -m pytest
 NETNS := $(CURDIR)/tests/integration/netns.sh
 netns_ok = $(shell $(NETNS) true 2>/dev/null && echo yes)
 FAST_TIER := and not slow and not real and not stress
+# Both passes run whatever the first found; the target fails if either failed or ran no test
+# (pytest's exit status 5).
 define pytest-tier
 $(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
-$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) -m "not serial $(1)" $(PYTEST_ARGS)
-$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS)
+$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) \
+	    --durations=10 -m "not serial $(1)" $(PYTEST_ARGS); side=$$?; \
+	$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS) && exit $$side
 endef
 
 integration-fast: $(LIB) $(TARGETS) $(CONSOLE)
