@@ -1,6 +1,7 @@
 # hotpath — build, test, benchmark and install the LD_PRELOAD profiler.
-# `make` builds build/libhotpath.so; `make demo` and `make test` install missing Debian
-# packages first when run as root (scripts/install-deps.sh).
+# `make` builds build/libhotpath.so; `make check` runs the fast tests (development), `make test`
+# every test (CI); `make demo` and `make test` install missing Debian packages first when run
+# as root (scripts/install-deps.sh).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -51,9 +52,9 @@ all: $(LIB) $(CONSOLE)
 
 # ---- the recipes: every file compiled here is made by one of these ----
 # $(call announce,WHAT) makes the output's directory and says what is built; the recipes differ
-# in tool only, their flags come from FLAGS and LIBS set per directory or per target (private,
-# so that a target's flags never pass on to its prerequisites), SAY names the tool when it is
-# not CC.
+# in tool only: their flags come from BUILD_FLAGS and BUILD_LIBS, set per directory or per target
+# (private, so that a target's flags never pass on to its prerequisites); SAY names the tool when
+# it is not CC.
 define announce
 @mkdir -p $(@D)
 @printf '  %-8s%s\n' '$(1)' '$@'
@@ -62,27 +63,27 @@ SOURCES = $(filter %.c %.cc,$^)
 
 define compile-c
 $(call announce,$(or $(SAY),CC))
-@$(CC) $(FLAGS) $(DEPFLAGS) -c $< -o $@
+@$(CC) $(BUILD_FLAGS) $(DEPFLAGS) -c $< -o $@
 endef
 
 # a program or a shared library straight from its sources
 define link-c
 $(call announce,$(or $(SAY),CC))
-@$(CC) $(FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(LIBS)
+@$(CC) $(BUILD_FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(BUILD_LIBS)
 endef
 
 define link-cxx
 $(call announce,CXX)
-@$(CXX) $(FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(LIBS)
+@$(CXX) $(BUILD_FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(BUILD_LIBS)
 endef
 
 # ---- the library ----
-$(BUILD)/obj/%.o: private FLAGS = $(LIB_CFLAGS)
+$(BUILD)/obj/%.o: private BUILD_FLAGS = $(LIB_CFLAGS)
 $(BUILD)/obj/%.o: %.c | check-build-deps
 	$(compile-c)
 
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
-$(BUILD)/obj/preload/dl.o: private FLAGS = $(LIB_CFLAGS) -fexceptions
+$(BUILD)/obj/preload/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
 
 $(LIB): $(LIB_OBJ)
 	@echo "  LD      $@"
@@ -100,8 +101,8 @@ deps-build:
 	@scripts/install-deps.sh build
 
 # ---- the live console: its own process (ncurses, jansson) ----
-$(CONSOLE): private FLAGS = $(CFLAGS)
-$(CONSOLE): private LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
+$(CONSOLE): private BUILD_FLAGS = $(CFLAGS)
+$(CONSOLE): private BUILD_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
 $(CONSOLE): console/hotpath-console.c
 	$(link-c)
 
@@ -111,7 +112,7 @@ FUZZ_SECONDS ?= 20
 
 $(BUILD)/fuzz/http_parse: private CC = $(FUZZ_CC)
 $(BUILD)/fuzz/http_parse: private SAY = FUZZ
-$(BUILD)/fuzz/http_parse: private FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/http_parse: private BUILD_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/http_parse: tests/fuzz/fuzz_http_parse.c report/http_parse.c
 	$(link-c)
 
@@ -124,7 +125,7 @@ fuzz: $(BUILD)/fuzz/http_parse
 
 # ---- test programs: tests/targets/NAME.c or NAME.cc is build/targets/NAME ----
 TARGET_CFLAGS := -O1 -g -std=gnu11 $(WARN) -pthread
-$(BUILD)/targets/%: private FLAGS = $(TARGET_CFLAGS)
+$(BUILD)/targets/%: private BUILD_FLAGS = $(TARGET_CFLAGS)
 $(BUILD)/targets/%: tests/targets/%.c
 	$(link-c)
 
@@ -132,32 +133,32 @@ $(BUILD)/targets/%: tests/targets/%.cc
 	$(link-cxx)
 # C++: -pthread for the two that start threads; cxx_hot (demangled names: a method and a
 # template of a namespace burn the CPU) is one thread
-$(BUILD)/targets/cxx_alloc $(BUILD)/targets/cxx_phdr_throw: private FLAGS = -O1 -g $(WARN) -pthread
-$(BUILD)/targets/cxx_hot: private FLAGS = -O1 -g $(WARN)
+$(BUILD)/targets/cxx_alloc $(BUILD)/targets/cxx_phdr_throw: private BUILD_FLAGS = -O1 -g $(WARN) -pthread
+$(BUILD)/targets/cxx_hot: private BUILD_FLAGS = -O1 -g $(WARN)
 
 # dlopen/dlclose: dl_unload loads this library beside it, burns CPU in it and unloads it.
 $(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so
 # A C++ library that the C program dl_cxx loads with dlopen (libstdc++ in its local scope only).
 $(BUILD)/targets/dl_cxx: $(BUILD)/targets/libhp_cxx.so
 
-$(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_count_rw.so: private FLAGS = -O1 -g -std=gnu11 $(WARN) -shared -fPIC
-$(BUILD)/targets/libhp_count_rw.so: private LIBS = -ldl
+$(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_count_rw.so: private BUILD_FLAGS = -O1 -g -std=gnu11 $(WARN) -shared -fPIC
+$(BUILD)/targets/libhp_count_rw.so: private BUILD_LIBS = -ldl
 $(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c
 	$(link-c)
 $(BUILD)/targets/libhp_count_rw.so: tests/targets/io/count_rw.c
 	$(link-c)
-$(BUILD)/targets/libhp_cxx.so: private FLAGS = -O1 -g $(WARN) -shared -fPIC
+$(BUILD)/targets/libhp_cxx.so: private BUILD_FLAGS = -O1 -g $(WARN) -shared -fPIC
 $(BUILD)/targets/libhp_cxx.so: tests/targets/dl/cxx_lib.cc
 	$(link-cxx)
 
 # The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
 # The raw-call test: fortified, so known buffer sizes go to the _chk functions; and an interposer
 # preloaded after libhotpath.so, which must still see every read and write.
-$(BUILD)/targets/io_fortify $(BUILD)/targets/io_raw: private FLAGS = -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread
+$(BUILD)/targets/io_fortify $(BUILD)/targets/io_raw: private BUILD_FLAGS = -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread
 $(BUILD)/targets/io_raw: $(BUILD)/targets/libhp_count_rw.so
 
 # The CPU profile's known-truth program: two compilation units, frame pointers, no inlining.
-$(BUILD)/targets/cpu_ratio: private FLAGS = $(TARGET_CFLAGS) -fno-omit-frame-pointer -fno-inline
+$(BUILD)/targets/cpu_ratio: private BUILD_FLAGS = $(TARGET_CFLAGS) -fno-omit-frame-pointer -fno-inline
 $(BUILD)/targets/cpu_ratio: tests/targets/cpu/cpu_ratio_b.c
 
 # ---- demo ----
@@ -166,7 +167,7 @@ demo: deps-build $(LIB) $(BUILD)/targets/demo
 
 # ---- unit tests: build/unit/libhp_unit.a (and build/unit-asan/...) linked into each ----
 define unit-flavour
-$(BUILD)/$(1)/obj/%.o: private FLAGS = $$(UNIT_CFLAGS_$(1)) -DHP_FIXTURES='"tests/unit/fixtures"'
+$(BUILD)/$(1)/obj/%.o: private BUILD_FLAGS = $$(UNIT_CFLAGS_$(1)) -DHP_FIXTURES='"tests/unit/fixtures"'
 $(BUILD)/$(1)/obj/%.o: %.c | check-build-deps
 	$$(compile-c)
 
@@ -234,16 +235,16 @@ BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.s
 bench: $(LIB) $(BENCH_TOOLS)
 	scripts/bench.sh
 
-$(BUILD)/bench/%: private FLAGS = -O2 -g -std=gnu11 $(WARN) -pthread
+$(BUILD)/bench/%: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -pthread
 $(BUILD)/bench/%: scripts/%.c
 	$(link-c)
 $(BUILD)/bench/%: scripts/%.cc
 	$(link-cxx)
-$(BUILD)/bench/cpu_bench: private FLAGS = -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread
-$(BUILD)/bench/io_bench: private FLAGS = -O2 -g -std=gnu11 $(WARN)
-$(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so: private LIBS = -ldl
-$(BUILD)/bench/new_bench: private FLAGS = -O2 -g $(WARN)
-$(BUILD)/bench/io_passthrough.so: private FLAGS = -O2 -g -std=gnu11 $(WARN) -shared -fPIC
+$(BUILD)/bench/cpu_bench: private BUILD_FLAGS = -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread
+$(BUILD)/bench/io_bench: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN)
+$(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so: private BUILD_LIBS = -ldl
+$(BUILD)/bench/new_bench: private BUILD_FLAGS = -O2 -g $(WARN)
+$(BUILD)/bench/io_passthrough.so: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -shared -fPIC
 $(BUILD)/bench/io_passthrough.so: scripts/io_passthrough.c
 	$(link-c)
 
@@ -294,7 +295,7 @@ $(ZIG):
 $(BUILD)/macos/%.o: private SAY = ZIG CC
 $(BUILD)/macos/%.o: private CC = $(MACOS_CC)
 define macos-arch
-$(BUILD)/macos/$(1)/obj/%.o: private FLAGS = -target $(if $(filter arm64,$(1)),aarch64,$(1))-macos $$(MACOS_CFLAGS)
+$(BUILD)/macos/$(1)/obj/%.o: private BUILD_FLAGS = -target $(if $(filter arm64,$(1)),aarch64,$(1))-macos $$(MACOS_CFLAGS)
 $(BUILD)/macos/$(1)/obj/%.o: %.c | $(ZIG)
 	$$(compile-c)
 
