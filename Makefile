@@ -1,6 +1,7 @@
 # hotpath — build, test, benchmark and install the LD_PRELOAD profiler.
-# `make` builds build/libhotpath.so; `make demo` and `make test` install missing Debian
-# packages first when run as root (scripts/install-deps.sh).
+# `make` builds build/libhotpath.so; `make check` runs the fast tests (development), `make test`
+# every test (CI); `make demo` and `make test` install missing Debian packages first when run
+# as root (scripts/install-deps.sh).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -19,37 +20,70 @@ LIB_SRC := $(filter-out %_darwin.c,$(wildcard preload/*.c collectors/*.c report/
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
-# Parts the unit tests link directly (everything but the hooks and the process-wide pieces).
-UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/memory_linux.c collectors/histogram.c collectors/child_env.c collectors/mappings.c \
-            report/buf.c report/format.c report/utf8.c report/table.c report/json.c
+# Header dependencies come from the compiler: every compile writes its .d beside its output.
+DEPFLAGS = -MMD -MP -MF $@.d
+
+# Parts the unit tests link directly (everything but the hooks and the process-wide pieces),
+# compiled once into an archive per flavour (plain, and ASan+UBSan for unit-asan).
+UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/memory_linux.c \
+            collectors/histogram.c collectors/child_env.c collectors/mappings.c collectors/io_names.c \
+            collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c \
+            collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c \
+            collectors/stacks.c collectors/ticks.c collectors/clock.c collectors/series.c collectors/trend.c \
+            report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/http_parse.c \
+            report/prometheus_text.c report/flamegraph.c report/fn_names.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
-UNIT_SRC += collectors/io_names.c
-UNIT_SRC += collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c
-UNIT_SRC += collectors/stacks.c collectors/ticks.c collectors/clock.c
-UNIT_SRC += report/http_parse.c report/prometheus_text.c
-UNIT_SRC += collectors/series.c collectors/trend.c
-UNIT_SRC += report/flamegraph.c report/fn_names.c
+UNIT_FLAVOURS := unit unit-asan
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+UNIT_CFLAGS_unit := $(CFLAGS)
+UNIT_CFLAGS_unit-asan := $(CFLAGS) -O1 $(SAN_FLAGS)
 
-TARGET_SRC := $(wildcard tests/targets/*.c)
-TARGETS := $(TARGET_SRC:tests/targets/%.c=$(BUILD)/targets/%) $(BUILD)/targets/cxx_alloc
-TARGETS += $(BUILD)/targets/cxx_hot $(BUILD)/targets/cxx_phdr_throw $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
+TARGET_SRC := $(wildcard tests/targets/*.c tests/targets/*.cc)
+TARGETS := $(patsubst tests/targets/%,$(BUILD)/targets/%,$(basename $(TARGET_SRC)))
+TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
 
-.PHONY: all deps deps-build demo test unit unit-asan integration bench bench-real install clean check-build-deps
-.PHONY: fuzz macos macos-check
+.PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast
+.PHONY: bench bench-real install clean check-build-deps fuzz macos macos-check
 
 CONSOLE := $(BUILD)/hotpath-console
 
 all: $(LIB) $(CONSOLE)
 
-$(BUILD)/obj/%.o: %.c $(wildcard preload/*.h collectors/*.h report/*.h) | check-build-deps
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(LIB_CFLAGS) -c $< -o $@
+# ---- the recipes: every file compiled here is made by one of these ----
+# $(call announce,WHAT) makes the output's directory and says what is built; the recipes differ
+# in tool only: their flags come from BUILD_FLAGS and BUILD_LIBS, set per directory or per target
+# (private, so that a target's flags never pass on to its prerequisites); SAY names the tool when
+# it is not CC.
+define announce
+@mkdir -p $(@D)
+@printf '  %-8s%s\n' '$(1)' '$@'
+endef
+SOURCES = $(filter %.c %.cc,$^)
+
+define compile-c
+$(call announce,$(or $(SAY),CC))
+@$(CC) $(BUILD_FLAGS) $(DEPFLAGS) -c $< -o $@
+endef
+
+# a program or a shared library straight from its sources
+define link-c
+$(call announce,$(or $(SAY),CC))
+@$(CC) $(BUILD_FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(BUILD_LIBS)
+endef
+
+define link-cxx
+$(call announce,CXX)
+@$(CXX) $(BUILD_FLAGS) $(DEPFLAGS) $(SOURCES) -o $@ $(BUILD_LIBS)
+endef
+
+# ---- the library ----
+$(BUILD)/obj/%.o: private BUILD_FLAGS = $(LIB_CFLAGS)
+$(BUILD)/obj/%.o: %.c | check-build-deps
+	$(compile-c)
 
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
-$(BUILD)/obj/preload/dl.o: LIB_CFLAGS += -fexceptions
+$(BUILD)/obj/preload/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
 
 $(LIB): $(LIB_OBJ)
 	@echo "  LD      $@"
@@ -67,21 +101,20 @@ deps-build:
 	@scripts/install-deps.sh build
 
 # ---- the live console: its own process (ncurses, jansson) ----
-CONSOLE_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
-
+$(CONSOLE): private BUILD_FLAGS = $(CFLAGS)
+$(CONSOLE): private BUILD_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
 $(CONSOLE): console/hotpath-console.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(CFLAGS) $< -o $@ $(CONSOLE_LIBS)
+	$(link-c)
 
 # ---- fuzzing: the metrics server's request parser under libFuzzer (clang) ----
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 
-$(BUILD)/fuzz/http_parse: tests/fuzz/fuzz_http_parse.c report/http_parse.c report/http_parse.h
-	@mkdir -p $(dir $@)
-	@echo "  FUZZ    $@"
-	@$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all tests/fuzz/fuzz_http_parse.c report/http_parse.c -o $@
+$(BUILD)/fuzz/http_parse: private CC = $(FUZZ_CC)
+$(BUILD)/fuzz/http_parse: private SAY = FUZZ
+$(BUILD)/fuzz/http_parse: private BUILD_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/http_parse: tests/fuzz/fuzz_http_parse.c report/http_parse.c
+	$(link-c)
 
 fuzz: $(BUILD)/fuzz/http_parse
 	@mkdir -p $(BUILD)/fuzz/corpus
@@ -90,85 +123,65 @@ fuzz: $(BUILD)/fuzz/http_parse
 	@$(BUILD)/fuzz/http_parse -max_total_time=$(FUZZ_SECONDS) -max_len=9000 -print_final_stats=1 $(BUILD)/fuzz/corpus > $(BUILD)/fuzz/log 2>&1 || { tail -40 $(BUILD)/fuzz/log; echo "fuzz: the request parser failed (crash input in the current directory)" >&2; exit 1; }
 	@grep -E 'stat::(number_of_executed_units|new_units_added)' $(BUILD)/fuzz/log
 
-# ---- test programs ----
+# ---- test programs: tests/targets/NAME.c or NAME.cc is build/targets/NAME ----
+TARGET_CFLAGS := -O1 -g -std=gnu11 $(WARN) -pthread
+$(BUILD)/targets/%: private BUILD_FLAGS = $(TARGET_CFLAGS)
 $(BUILD)/targets/%: tests/targets/%.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) -O1 -g -std=gnu11 $(WARN) -pthread $< -o $@
+	$(link-c)
 
-$(BUILD)/targets/cxx_alloc: tests/targets/cxx_alloc.cc
-	@mkdir -p $(dir $@)
-	@echo "  CXX     $@"
-	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
-
-$(BUILD)/targets/cxx_phdr_throw: tests/targets/cxx_phdr_throw.cc
-	@mkdir -p $(dir $@)
-	@echo "  CXX     $@"
-	@$(CXX) -O1 -g $(WARN) -pthread $< -o $@
-
-# Demangled names: a method and a template of a namespace burn the CPU.
-$(BUILD)/targets/cxx_hot: tests/targets/cxx_hot.cc
-	@mkdir -p $(dir $@)
-	@echo "  CXX     $@"
-	@$(CXX) -O1 -g $(WARN) $< -o $@
+$(BUILD)/targets/%: tests/targets/%.cc
+	$(link-cxx)
+# C++: -pthread for the two that start threads; cxx_hot (demangled names: a method and a
+# template of a namespace burn the CPU) is one thread
+$(BUILD)/targets/cxx_alloc $(BUILD)/targets/cxx_phdr_throw: private BUILD_FLAGS = -O1 -g $(WARN) -pthread
+$(BUILD)/targets/cxx_hot: private BUILD_FLAGS = -O1 -g $(WARN)
 
 # dlopen/dlclose: dl_unload loads this library beside it, burns CPU in it and unloads it.
-$(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c tests/targets/dl/burn.h
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@
-
-$(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so tests/targets/dl/burn.h
-
+$(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so
 # A C++ library that the C program dl_cxx loads with dlopen (libstdc++ in its local scope only).
-$(BUILD)/targets/libhp_cxx.so: tests/targets/dl/cxx_lib.cc
-	@mkdir -p $(dir $@)
-	@echo "  CXX     $@"
-	@$(CXX) -O1 -g $(WARN) -shared -fPIC $< -o $@
-
 $(BUILD)/targets/dl_cxx: $(BUILD)/targets/libhp_cxx.so
 
-# The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
-$(BUILD)/targets/io_fortify: tests/targets/io_fortify.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@ (fortified)"
-	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+$(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_count_rw.so: private BUILD_FLAGS = -O1 -g -std=gnu11 $(WARN) -shared -fPIC
+$(BUILD)/targets/libhp_count_rw.so: private BUILD_LIBS = -ldl
+$(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c
+	$(link-c)
+$(BUILD)/targets/libhp_count_rw.so: tests/targets/io/count_rw.c
+	$(link-c)
+$(BUILD)/targets/libhp_cxx.so: private BUILD_FLAGS = -O1 -g $(WARN) -shared -fPIC
+$(BUILD)/targets/libhp_cxx.so: tests/targets/dl/cxx_lib.cc
+	$(link-cxx)
 
+# The I/O view's fortify test: read/fgets/fprintf become __read_chk, __fgets_chk, __fprintf_chk.
 # The raw-call test: fortified, so known buffer sizes go to the _chk functions; and an interposer
 # preloaded after libhotpath.so, which must still see every read and write.
-$(BUILD)/targets/io_raw: tests/targets/io_raw.c $(BUILD)/targets/libhp_count_rw.so
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@ (fortified)"
-	@$(CC) -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread $< -o $@
-
-$(BUILD)/targets/libhp_count_rw.so: tests/targets/io/count_rw.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) -O1 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@ -ldl
+$(BUILD)/targets/io_fortify $(BUILD)/targets/io_raw: private BUILD_FLAGS = -O2 -D_FORTIFY_SOURCE=2 -g -std=gnu11 $(WARN) -pthread
+$(BUILD)/targets/io_raw: $(BUILD)/targets/libhp_count_rw.so
 
 # The CPU profile's known-truth program: two compilation units, frame pointers, no inlining.
-$(BUILD)/targets/cpu_ratio: tests/targets/cpu_ratio.c tests/targets/cpu/cpu_ratio_b.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@ (frame pointers)"
-	@$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -std=gnu11 $(WARN) -pthread $^ -o $@
+$(BUILD)/targets/cpu_ratio: private BUILD_FLAGS = $(TARGET_CFLAGS) -fno-omit-frame-pointer -fno-inline
+$(BUILD)/targets/cpu_ratio: tests/targets/cpu/cpu_ratio_b.c
 
 # ---- demo ----
 demo: deps-build $(LIB) $(BUILD)/targets/demo
 	./hotpath-run.sh $(BUILD)/targets/demo
 
-# ---- tests ----
-test: deps
-	@$(MAKE) --no-print-directory unit unit-asan integration fuzz macos-check
+# ---- unit tests: build/unit/libhp_unit.a (and build/unit-asan/...) linked into each ----
+define unit-flavour
+$(BUILD)/$(1)/obj/%.o: private BUILD_FLAGS = $$(UNIT_CFLAGS_$(1)) -DHP_FIXTURES='"tests/unit/fixtures"'
+$(BUILD)/$(1)/obj/%.o: %.c | check-build-deps
+	$$(compile-c)
 
-UNIT_DEPS = $(UNIT_SRC) tests/unit/unit.h $(wildcard collectors/*.h report/*.h)
+$(BUILD)/$(1)/libhp_unit.a: $(UNIT_SRC:%.c=$(BUILD)/$(1)/obj/%.o)
+	@echo "  AR      $$@"
+	@rm -f $$@ && ar rcs $$@ $$^
 
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl -l:libiberty.a
-
-$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -O1 $(SAN_FLAGS) -DHP_FIXTURES='"tests/unit/fixtures"' $< $(UNIT_SRC) -o $@ $(CHECK_LIBS) -ldl -l:libiberty.a
+$(BUILD)/$(1)/test_%: $(BUILD)/$(1)/obj/tests/unit/test_%.o $(BUILD)/$(1)/libhp_unit.a
+	@echo "  LD      $$@"
+	@$$(CC) $$(UNIT_CFLAGS_$(1)) $$^ -o $$@ $$(CHECK_LIBS) -ldl -l:libiberty.a
+endef
+$(foreach f,$(UNIT_FLAVOURS),$(eval $(call unit-flavour,$(f))))
+# kept, so that a second `make unit` links nothing
+.SECONDARY: $(foreach f,$(UNIT_FLAVOURS),$(UNIT_TESTS:tests/unit/%.c=$(BUILD)/$(f)/obj/tests/unit/%.o))
 
 unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 	@for t in $^; do echo "== $$t"; CK_FORK=yes $$t || exit 1; done
@@ -176,46 +189,65 @@ unit: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 unit-asan: $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
 	@for t in $^; do echo "== $$t (ASan+UBSan)"; ASAN_OPTIONS=detect_leaks=1 CK_FORK=no $$t || exit 1; done
 
-integration: $(LIB) $(TARGETS) $(CONSOLE)
-	/usr/bin/python3 tests/integration/run.py
+# ---- tests: `make check` the fast tier, `make test` every tier (CI: .ci/run) ----
+# Each builds first, TEST_JOBS at a time, then runs its tests one step after the other; the
+# integration tests come last, so that pytest's summary line ends the output.
+TEST_JOBS ?= 2
+UNIT_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_ASAN_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
 
-# ---- benchmark ----
-bench: $(LIB) $(BUILD)/bench/alloc_bench
+check:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory unit integration-fast
+
+test: deps
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS) $(UNIT_ASAN_BINS) \
+	    $(BUILD)/fuzz/http_parse macos
+	@$(MAKE) --no-print-directory unit unit-asan fuzz macos-check integration
+
+# The integration tests under pytest (pytest.ini; the tiers: tests/integration/conftest.py), in
+# two passes: the tests that may run side by side, TEST_JOBS xdist workers each in a network
+# namespace of its own (tests/integration/netns.sh: its own 127.0.0.1:6770 and ports); then the
+# serial ones alone. Where no namespace can be made (not root) both passes run in one process.
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k live -x".
+PYTEST := /usr/bin/python3 -m pytest
+NETNS := $(CURDIR)/tests/integration/netns.sh
+netns_ok = $(shell $(NETNS) true 2>/dev/null && echo yes)
+FAST_TIER := and not slow and not real and not stress
+# Both passes run whatever the first found; the target fails when a test failed, or when
+# neither pass ran a test (pytest's exit status 5: none selected, as one pass may have with -k).
+define pytest-tier
+$(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
+$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) \
+	    --durations=10 -m "not serial $(1)" $(PYTEST_ARGS); side=$$?; \
+	$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
+	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; *) exit 1;; esac
+endef
+
+integration-fast: $(LIB) $(TARGETS) $(CONSOLE)
+	$(call pytest-tier,$(FAST_TIER))
+
+integration: $(LIB) $(TARGETS) $(CONSOLE)
+	$(call pytest-tier,)
+
+# ---- benchmark: scripts/NAME.c or NAME.cc is build/bench/NAME ----
+BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.so lock_bench idle_threads new_bench cpu_bench)
+
+bench: $(LIB) $(BENCH_TOOLS)
 	scripts/bench.sh
 
-bench: $(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so
-
-$(BUILD)/bench/io_bench: scripts/io_bench.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 $(WARN) $< -o $@ -ldl
-
+$(BUILD)/bench/%: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -pthread
+$(BUILD)/bench/%: scripts/%.c
+	$(link-c)
+$(BUILD)/bench/%: scripts/%.cc
+	$(link-cxx)
+$(BUILD)/bench/cpu_bench: private BUILD_FLAGS = -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread
+$(BUILD)/bench/io_bench: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN)
+$(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so: private BUILD_LIBS = -ldl
+$(BUILD)/bench/new_bench: private BUILD_FLAGS = -O2 -g $(WARN)
+$(BUILD)/bench/io_passthrough.so: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -shared -fPIC
 $(BUILD)/bench/io_passthrough.so: scripts/io_passthrough.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 $(WARN) -shared -fPIC $< -o $@ -ldl
-
-bench: $(BUILD)/bench/lock_bench $(BUILD)/bench/idle_threads $(BUILD)/bench/new_bench
-
-$(BUILD)/bench/idle_threads: scripts/idle_threads.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
-
-$(BUILD)/bench/new_bench: scripts/new_bench.cc
-	@mkdir -p $(dir $@)
-	$(CXX) -O2 -g $(WARN) $< -o $@
-
-bench: $(BUILD)/bench/cpu_bench
-
-$(BUILD)/bench/cpu_bench: scripts/cpu_bench.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread $< -o $@
-
-$(BUILD)/bench/lock_bench: scripts/lock_bench.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
-
-$(BUILD)/bench/alloc_bench: scripts/alloc_bench.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 $(WARN) -pthread $< -o $@
+	$(link-c)
 
 # real programs (redis, nginx, sqlite3), bare vs preloaded: scripts/bench_real.sh
 bench-real: deps $(LIB)
@@ -230,20 +262,20 @@ MACOS_CC ?= ZIG_GLOBAL_CACHE_DIR=$(abspath $(ZIG_DIR)/cache) ZIG_LOCAL_CACHE_DIR
 MACOS_CFLAGS := -O2 -g -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -pthread
 MACOS_ARCHS := x86_64 arm64
 MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
-# Its own list: the Darwin files, and the shared ones that are the same on both systems.
-MACOS_SRC := preload/bootstrap_darwin.c preload/alloc_darwin.c preload/threads_darwin.c \
-             preload/mmap_darwin.c \
-             collectors/platform_darwin.c collectors/clock_darwin.c collectors/memory_darwin.c \
-             collectors/thread_self_darwin.c collectors/unwind_darwin.c collectors/symbols_darwin.c \
-             collectors/platform_posix.c collectors/memory.c collectors/registry.c \
-             collectors/thread_start.c collectors/sampler.c collectors/config.c collectors/procfs.c \
-             collectors/sort.c collectors/ticks.c collectors/mappings.c collectors/histogram.c \
-             collectors/history.c collectors/series.c collectors/trend.c collectors/alloc_sites.c \
-             collectors/stacks.c collectors/absent_darwin.c \
-             report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/report.c \
-             report/sections.c report/threads_section.c report/prometheus_text.c report/history_json.c \
-             report/alloc_section.c report/fn_names.c report/folded.c report/profile_files.c \
-             report/out_file.c report/flamegraph.c
+# Its list, by rule from the Linux one: the Darwin files; and the shared files, less the Linux
+# hooks (preload/), the _linux files, each file a Darwin file stands in for (X_darwin.c for
+# X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the macOS build
+# leaves out (collectors/absent_darwin.c answers the sampler's calls into them).
+MACOS_LEFT_OUT := collectors/cpu_profile.c report/cpu_section.c \
+                  collectors/io.c collectors/io_names.c report/io_section.c collectors/own_pipe.c \
+                  collectors/locks.c report/locks_section.c \
+                  report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \
+                  report/html.c report/html_assets.c report/svg_chart.c \
+                  collectors/child_env.c collectors/demangle.c collectors/lines.c collectors/unloaded.c
+DARWIN_SRC := $(wildcard preload/*_darwin.c collectors/*_darwin.c report/*_darwin.c)
+darwin_stands_for = $(or $(wildcard $(1:%_darwin.c=%_linux.c)),$(1:%_darwin.c=%.c))
+MACOS_SRC := $(DARWIN_SRC) $(filter-out preload/% %_linux.c $(MACOS_LEFT_OUT) \
+                 $(foreach f,$(DARWIN_SRC),$(call darwin_stands_for,$(f))),$(LIB_SRC))
 # What the check expects: every interposed function, and the Mach and malloc-zone calls.
 MACOS_HOOKS := malloc free calloc realloc reallocf valloc aligned_alloc posix_memalign \
                pthread_create pthread_setname_np mmap munmap
@@ -260,11 +292,20 @@ $(ZIG):
 	@npm install --prefix $(ZIG_DIR) --no-save --no-package-lock --no-audit --no-fund --loglevel=error $(ZIG_PACKAGE) >/dev/null
 	@test -x $@
 
-$(BUILD)/macos/%/libhotpath.dylib: $(MACOS_SRC) $(wildcard preload/*.h collectors/*.h report/*.h) | $(ZIG)
-	@mkdir -p $(dir $@)
-	@echo "  ZIG CC  $@"
-	@$(MACOS_CC) -target $(if $(filter arm64,$*),aarch64,$*)-macos $(MACOS_CFLAGS) -shared \
-	    -Wl,-install_name,@rpath/libhotpath.dylib $(MACOS_SRC) -o $@
+# one object per file and architecture: build/macos/ARCH/obj/...
+$(BUILD)/macos/%.o: private SAY = ZIG CC
+$(BUILD)/macos/%.o: private CC = $(MACOS_CC)
+define macos-arch
+$(BUILD)/macos/$(1)/obj/%.o: private BUILD_FLAGS = -target $(if $(filter arm64,$(1)),aarch64,$(1))-macos $$(MACOS_CFLAGS)
+$(BUILD)/macos/$(1)/obj/%.o: %.c | $(ZIG)
+	$$(compile-c)
+
+$(BUILD)/macos/$(1)/libhotpath.dylib: $(MACOS_SRC:%.c=$(BUILD)/macos/$(1)/obj/%.o)
+	@echo "  ZIG LD  $$@"
+	@$$(MACOS_CC) -target $(if $(filter arm64,$(1)),aarch64,$(1))-macos $$(MACOS_CFLAGS) -shared \
+	    -Wl,-install_name,@rpath/libhotpath.dylib $$^ -o $$@
+endef
+$(foreach a,$(MACOS_ARCHS),$(eval $(call macos-arch,$(a))))
 
 macos: $(MACOS_LIBS)
 
@@ -286,3 +327,6 @@ install: $(LIB) $(CONSOLE)
 
 clean:
 	rm -rf $(BUILD)
+
+# what the compiler said each output depends on
+-include $(shell find $(BUILD) -path $(BUILD)/zig -prune -o -name '*.d' -print 2>/dev/null)

