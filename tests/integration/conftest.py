@@ -51,6 +51,9 @@ SERIAL = {
     # fails under CPU load (2 busy loops beside it, 1 run in 3): the names of 1,500 churned
     # threads land 7 records off; alone it passes
     "test_threads.py::test_names_stay_with_their_threads_when_records_are_recycled",
+    # a program's own ITIMER_PROF ticks against bare's; a Go program that spins for wall-clock time
+    "test_cpu_profile.py::test_program_with_its_own_sigprof_profiler_keeps_it_and_is_profiled",
+    "test_signals.py::test_a_go_program_with_cgo_gets_cpu_samples_of_go_and_c",
 }
 
 SLOW = {
@@ -61,6 +64,10 @@ SLOW = {
 
 STRESS = {
     "test_locks.py::test_ten_thousand_heap_mutexes_make_one_row",
+    # the racing patterns that once hung a program, 60 runs each under a watchdog
+    "test_stress.py::test_cpu_samples_that_interrupt_malloc_while_threads_dlclose",
+    "test_stress.py::test_cpu_samples_against_threads_that_allocate_and_dlclose",
+    "test_stress.py::test_forks_from_a_signal_handler_inside_pthread_create",
     "test_cpu_profile.py::test_samples_never_write_past_a_small_or_freed_stack",
     "test_cpu_profile.py::test_samples_in_a_program_with_many_thread_keys_never_allocate",
 }
