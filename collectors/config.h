@@ -7,7 +7,7 @@
 
 enum hp_format { HP_FORMAT_TABLE, HP_FORMAT_JSON, HP_FORMAT_JSON_PRETTY, HP_FORMAT_NONE };
 
-/* Report sections by their JSON key, in report order (DESIGN.md "One report model"). */
+/* Report sections by their JSON key, in report order (docs/DESIGN.md "One report model"). */
 enum hp_section_id {
     HP_SEC_THREADS, HP_SEC_MUTEXES, HP_SEC_RW_LOCKS, HP_SEC_IO,
     HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC, HP_SEC_COUNT

@@ -4,7 +4,7 @@
  * async-signal-safe: it takes the stack with unw_backtrace into the thread's own ring (single
  * producer, the sampler the single consumer; no lock, no malloc, no stdio) and the sampler
  * drains the rings into a stack table (collectors/stacks.h). Symbols are made at report time.
- * The program wins (DESIGN.md rule 11): its own SIGPROF handler or ITIMER_PROF turns the
+ * The program wins (docs/DESIGN.md rule 11): its own SIGPROF handler or ITIMER_PROF turns the
  * profile off; the report says why (the program's stderr gets nothing). */
 #ifndef HP_CPU_PROFILE_H
 #define HP_CPU_PROFILE_H

@@ -25,7 +25,7 @@ int hp_backtrace(void **out, int max);
 /* In the constructor, guard up, before the CPU profile's first signal: both ways of taking a stack
  * once, so that libunwind does now what it does on first use, not in a SIGPROF handler that may
  * have interrupted malloc: it opens its pipe (moved high while the descriptor limit is the one the
- * process started with: DESIGN.md rule 12), makes its thread-cache key (a key numbered 32 or more,
+ * process started with: docs/DESIGN.md rule 12), makes its thread-cache key (a key numbered 32 or more,
  * made later, would make pthread_setspecific allocate in the handler) and binds its lazy symbols. */
 void hp_unwind_warm_up(void);
 /* Set while the warm-up calls unw_backtrace: the mmap hook then refuses anonymous mappings of

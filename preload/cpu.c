@@ -1,4 +1,4 @@
-/* cpu.c — the program wins SIGPROF (DESIGN.md rule 11): setitimer(ITIMER_PROF) by the program turns
+/* cpu.c — the program wins SIGPROF (docs/DESIGN.md rule 11): setitimer(ITIMER_PROF) by the program turns
  * the CPU profile off (collectors/cpu_profile.c) before the program's timer starts. The SIGPROF
  * disposition itself is kept in signals.c. A thread that blocks SIGPROF has its sampling timer
  * stopped meanwhile, so the profiler's SIGPROF never waits pending in its mask. */

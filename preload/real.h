@@ -78,7 +78,7 @@ static inline struct hp_thread *hp_self_hot(void)
 }
 /* 1 once the profiler runs in this process; 0 in secure mode or before start: hooks pass through. */
 extern int hp_active;
-/* The pid being profiled (DESIGN.md rule 13). */
+/* The pid being profiled (docs/DESIGN.md rule 13). */
 extern int hp_pid;
 
 /* Look up every real function; 0 while a lookup is already under way on this thread. */
