@@ -1,4 +1,4 @@
-/* cpu_profile.h — the CPU profile (README "CPU profile"): every thread the profiler starts (and
+/* cpu_profile.h — the CPU profile (docs/REFERENCE.md "CPU profile"): every thread the profiler starts (and
  * the main thread) gets a timer on its own CPU clock (timer_create(CLOCK_THREAD_CPUTIME_ID),
  * SIGEV_THREAD_ID) firing SIGPROF HOTPATH_CPU_HZ times per CPU second. The handler is
  * async-signal-safe: it takes the stack with unw_backtrace into the thread's own ring (single

@@ -49,7 +49,7 @@ struct hp_fdtab;
  * page of its own). A workload that allocates across a large heap misses the TLB on most of its
  * heap accesses, and where system calls flush the TLB (page-table isolation without PCID, as on
  * this VM) every page an I/O hook touches costs a page walk (~12 ns) before and again after the
- * call: each further page the hooks touch can add a walk to a call (README "Overhead"). */
+ * call: each further page the hooks touch can add a walk to a call (BENCHMARKS.md, "Earlier recorded runs"). */
 #define HP_HOT_STATES 11
 struct hp_hot {
     struct hp_real real;
