@@ -38,7 +38,7 @@ need_value() {
     [ "$#" -ge 2 ] || { echo "hotpath-run: $1 needs a value" >&2; exit 2; }
 }
 
-# The per-process registry of live metrics servers (README "Live views").
+# The per-process registry of live metrics servers (docs/REFERENCE.md "Live views").
 registry_dir() {
     if [ -n "${XDG_RUNTIME_DIR:-}" ] && [ "${XDG_RUNTIME_DIR#/}" != "$XDG_RUNTIME_DIR" ]; then
         echo "$XDG_RUNTIME_DIR/hotpath"

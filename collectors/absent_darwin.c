@@ -1,4 +1,4 @@
-/* absent_darwin.c — the views the macOS build leaves out (README "macOS"), as the shared sampler
+/* absent_darwin.c — the views the macOS build leaves out (docs/REFERENCE.md "macOS"), as the shared sampler
  * asks after them: no metrics-server thread, no CPU profile to drain. */
 #include "cpu_profile.h"
 #include "../report/http_server.h"

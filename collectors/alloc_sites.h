@@ -1,4 +1,4 @@
-/* alloc_sites.h — the allocation call-site view (README "Allocation call sites"): byte-based
+/* alloc_sites.h — the allocation call-site view (docs/REFERENCE.md "Allocation call sites"): byte-based
  * sampling as production heap profilers do it. Each thread counts down a random (exponential)
  * number of bytes, mean HOTPATH_ALLOC_SAMPLE_BYTES; the allocation that crosses zero is sampled:
  * its stack is taken (libunwind) and it is weighted by the inverse of its chance of being picked,

@@ -1,4 +1,4 @@
-/* child_env.h — the environment a child program gets (DESIGN.md rule 13): libhotpath.so put back
+/* child_env.h — the environment a child program gets (docs/DESIGN.md rule 13): libhotpath.so put back
  * first in LD_PRELOAD when an explicit environment dropped it, or taken out of it when the user
  * asked for unprofiled children (HOTPATH_NO_CHILDREN=true); and the process image number, which
  * an exec in the same process carries to the next image. */

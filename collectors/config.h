@@ -7,7 +7,7 @@
 
 enum hp_format { HP_FORMAT_TABLE, HP_FORMAT_JSON, HP_FORMAT_JSON_PRETTY, HP_FORMAT_NONE };
 
-/* Report sections by their JSON key, in report order (DESIGN.md "One report model"). */
+/* Report sections by their JSON key, in report order (docs/DESIGN.md "One report model"). */
 enum hp_section_id {
     HP_SEC_THREADS, HP_SEC_MUTEXES, HP_SEC_RW_LOCKS, HP_SEC_IO,
     HP_SEC_FUNCTIONS_CPU, HP_SEC_FUNCTIONS_ALLOC, HP_SEC_COUNT
@@ -37,7 +37,7 @@ struct hp_config {
     int no_children;                    /* HOTPATH_NO_CHILDREN: children run unprofiled */
     unsigned checkpoint_s;              /* HOTPATH_CHECKPOINT_S: rewrite the report file, 0 = off */
     unsigned exited_threads_limit;      /* HOTPATH_EXITED_THREADS_LIMIT: exited rows kept apart */
-    /* Live views (README "Live views"): the metrics server and the console. */
+    /* Live views (docs/REFERENCE.md "Live views"): the metrics server and the console. */
     int server_off;                     /* HOTPATH_METRICS_SERVER_OFF */
     unsigned metrics_port;              /* HOTPATH_METRICS_PORT, default 6770 */
     int metrics_port_set;               /* the port was set explicitly: say so when it is busy */
@@ -45,7 +45,7 @@ struct hp_config {
     int auth_auto;                      /* the token was `auto`: made at start, in the registry file */
     int auth_bad;                       /* the token has whitespace or control characters: no server */
     unsigned tui_refresh_ms;            /* HOTPATH_TUI_REFRESH_INTERVAL_MS, default 500 */
-    /* Call stacks (README "CPU profile"). */
+    /* Call stacks (docs/REFERENCE.md "CPU profile"). */
     unsigned cpu_hz;                    /* HOTPATH_CPU_HZ: CPU samples per second of thread CPU, 0 = off */
     unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */
     unsigned alloc_sample_bytes;        /* HOTPATH_ALLOC_SAMPLE_BYTES: mean bytes between alloc samples, 0 = off */
@@ -54,7 +54,7 @@ struct hp_config {
     const char *cpu_flamegraph;         /* HOTPATH_CPU_FLAMEGRAPH: SVG flame graph file, "" = none */
     const char *alloc_folded;           /* HOTPATH_ALLOC_FOLDED: folded allocation stacks, "" = none */
     const char *alloc_flamegraph;       /* HOTPATH_ALLOC_FLAMEGRAPH: their SVG, "" = none */
-    /* Time series and the HTML report (README "Time series"). */
+    /* Time series and the HTML report (docs/REFERENCE.md "Time series"). */
     unsigned history_mb;                /* HOTPATH_HISTORY_MB: memory for the series, 0 = none */
     const char *html_path;              /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
 };

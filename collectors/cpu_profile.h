@@ -1,11 +1,11 @@
-/* cpu_profile.h — the CPU profile (README "CPU profile"): every thread the profiler starts (and
+/* cpu_profile.h — the CPU profile (docs/REFERENCE.md "CPU profile"): every thread the profiler starts (and
  * the main thread) gets a timer on its own CPU clock (timer_create(CLOCK_THREAD_CPUTIME_ID),
  * SIGEV_THREAD_ID) firing a real-time signal of the profiler's own (preload/signals.c)
  * HOTPATH_CPU_HZ times per CPU second. The handler is
  * async-signal-safe: it takes the stack with unw_backtrace into the thread's own ring (single
  * producer, the sampler the single consumer; no lock, no malloc, no stdio) and the sampler
  * drains the rings into a stack table (collectors/stacks.h). Symbols are made at report time.
- * The program wins (DESIGN.md rule 11): SIGPROF and ITIMER_PROF stay its own, and a handler it
+ * The program wins (docs/DESIGN.md rule 11): SIGPROF and ITIMER_PROF stay its own, and a handler it
  * installs on the profile's signal moves the profile to another; with none left the profile
  * stops and the report says why (the program's stderr gets nothing). */
 #ifndef HP_CPU_PROFILE_H

@@ -1,4 +1,4 @@
-/* histogram.h — fixed log-linear latency histograms (DESIGN.md rule 9): the bucket comes from the
+/* histogram.h — fixed log-linear latency histograms (docs/DESIGN.md rule 9): the bucket comes from the
  * value's leading bits, so recording is O(1) with no allocation; 4 buckets per power of two give
  * percentiles within 25%, from 1 up to 2^46 (about 19 hours in nanoseconds). */
 #ifndef HP_HISTOGRAM_H

@@ -9,7 +9,7 @@
  * Records are never freed or moved. Each direction has two sets of counters: the owner's (the
  * first thread that did I/O on the resource; most files and connections only ever have one),
  * written only by that thread with plain load+store like a thread's own counters, and the shared
- * set every other thread adds to atomically (DESIGN.md rule 2). A report adds the two. The
+ * set every other thread adds to atomically (docs/DESIGN.md rule 2). A report adds the two. The
  * per-thread I/O time goes to the thread's own state. */
 #ifndef HP_IO_H
 #define HP_IO_H

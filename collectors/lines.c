@@ -1,5 +1,5 @@
 /* lines.c — see lines.h. One Dwfl session per module file, reported at its link-time addresses;
- * at most MAX_OPEN at once (each holds the file open: close-on-exec and moved high, DESIGN.md
+ * at most MAX_OPEN at once (each holds the file open: close-on-exec and moved high, docs/DESIGN.md
  * rule 12), the oldest ended to make room. Debug files are found by build ID only (no
  * debuginfod: a report never reaches the network). */
 #define _GNU_SOURCE

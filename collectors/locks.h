@@ -1,5 +1,5 @@
 /* locks.h — the locks view's data: one record per lock (pthread mutex, rwlock, condition variable)
- * in a preallocated lock-free open-addressing table keyed by the lock's address (DESIGN.md rule 8).
+ * in a preallocated lock-free open-addressing table keyed by the lock's address (docs/DESIGN.md rule 8).
  *
  * Counting discipline (rule 2): a mutex's record and an rwlock's write side are written only by
  * the thread that holds the lock (after it acquired it, before it releases it), so their fields

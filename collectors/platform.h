@@ -24,7 +24,7 @@ void hp_platform_stop_opening(void);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
 int hp_platform_gettid(void);
-/* A close-on-exec duplicate of fd placed high, above the program's usual range (DESIGN.md rule
+/* A close-on-exec duplicate of fd placed high, above the program's usual range (docs/DESIGN.md rule
  * 12): from 64 below RLIMIT_NOFILE but not above 1024 on Linux (1000 on macOS where the limit is
  * above 10240), or within its top 4 under a limit below 256; -1 under a
  * limit below 32 (every number is the program's) or when the dup fails. */
@@ -32,7 +32,7 @@ int hp_platform_dup_high(int fd);
 /* Linux: where that range starts under a limit of 256 or more, -1 under a smaller one (the
  * metrics server then holds no descriptor). */
 int hp_platform_high_floor(void);
-/* Start one of the profiler's own threads: detached, every signal blocked (DESIGN.md rule 10),
+/* Start one of the profiler's own threads: detached, every signal blocked (docs/DESIGN.md rule 10),
  * a small stack. 0 on success. */
 int hp_platform_start_thread(void *(*fn)(void *));
 /* Write all of a buffer with raw syscalls (EINTR retried); gives up on any other error. */

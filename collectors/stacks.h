@@ -1,4 +1,4 @@
-/* stacks.h — a table of call stacks (DESIGN.md rule 8): preallocated, page-backed, open
+/* stacks.h — a table of call stacks (docs/DESIGN.md rule 8): preallocated, page-backed, open
  * addressing keyed by the stack's hash and a tag (the thread's index for the CPU profile), CAS
  * insert, no lock. A stack that finds the table (or its frame store) full is counted in the one
  * `<other>` entry. Entries are never removed (a fork child resets the whole table). */

@@ -1,5 +1,5 @@
 /* thread_state.h — the calling thread's own counters, reached through one initial-exec TLS pointer
- * (macOS: a pthread key) (DESIGN.md rules 1–3). Only the owning thread writes them (load + store, no read-modify-write);
+ * (macOS: a pthread key) (docs/DESIGN.md rules 1–3). Only the owning thread writes them (load + store, no read-modify-write);
  * the sampler reads them with relaxed loads. */
 #ifndef HP_THREAD_STATE_H
 #define HP_THREAD_STATE_H

@@ -1,5 +1,5 @@
 /* hotpath-console — a terminal view of a profiled process, live: polls the metrics server's JSON
- * endpoints (README "Live views") every HOTPATH_TUI_REFRESH_INTERVAL_MS and shows them in tabs.
+ * endpoints (docs/REFERENCE.md "Live views") every HOTPATH_TUI_REFRESH_INTERVAL_MS and shows them in tabs.
  * Its own process: ncurses for the screen, jansson for JSON, plain sockets for HTTP. */
 #define _GNU_SOURCE
 #include <curses.h>

@@ -1,4 +1,4 @@
-/* exec.c — the exec family and posix_spawn (DESIGN.md rule 13): the image being replaced writes
+/* exec.c — the exec family and posix_spawn (docs/DESIGN.md rule 13): the image being replaced writes
  * its report first (atexit does not run at exec) and a failed exec goes on profiling; children
  * get libhotpath.so back in an explicit environment (or taken out, HOTPATH_NO_CHILDREN=true), and
  * an exec carries the process image number (%n) to the next image. A vfork child, which shares
@@ -86,7 +86,7 @@ struct child_env {
 /* The program took libhotpath.so out of its own environment (env -i, env -u LD_PRELOAD, unsetenv)
  * and execs with that environment: the child is to run without the profiler, as it would without
  * it, and sees what the program left (an explicit environment array, as subprocess libraries
- * build, gets the library back: DESIGN.md rule 13). */
+ * build, gets the library back: docs/DESIGN.md rule 13). */
 static int dropped_by_program(char *const envp[])
 {
     if (envp != environ) return 0;

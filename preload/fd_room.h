@@ -1,4 +1,4 @@
-/* fd_room.h — DESIGN.md rule 12's budget: the program never meets EMFILE because of the
+/* fd_room.h — docs/DESIGN.md rule 12's budget: the program never meets EMFILE because of the
  * profiler. Its own descriptors (the metrics server's sockets; a copy of stderr once the program
  * has let fd 2 go) sit high under the limit, so a program that opens descriptors until EMFILE
  * would get a few fewer than bare. When a call of the program's that makes a descriptor fails with

@@ -1,4 +1,4 @@
-/* process.c — process lifetime hooks (DESIGN.md rules 13, 14): fork (the child profiles itself
+/* process.c — process lifetime hooks (docs/DESIGN.md rules 13, 14): fork (the child profiles itself
  * afresh) and _exit/_Exit (report first). Signals are in signals.c, exec in exec.c. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -50,7 +50,7 @@ struct hp_fdtab;
  * page of its own). A workload that allocates across a large heap misses the TLB on most of its
  * heap accesses, and where system calls flush the TLB (page-table isolation without PCID, as on
  * this VM) every page an I/O hook touches costs a page walk (~12 ns) before and again after the
- * call: each further page the hooks touch can add a walk to a call (README "Overhead"). */
+ * call: each further page the hooks touch can add a walk to a call (BENCHMARKS.md, "Earlier recorded runs"). */
 #define HP_HOT_STATES 11
 struct hp_hot {
     struct hp_real real;
@@ -79,7 +79,7 @@ static inline struct hp_thread *hp_self_hot(void)
 }
 /* 1 once the profiler runs in this process; 0 in secure mode or before start: hooks pass through. */
 extern int hp_active;
-/* The pid being profiled (DESIGN.md rule 13). */
+/* The pid being profiled (docs/DESIGN.md rule 13). */
 extern int hp_pid;
 /* A vfork child of the profiled process (or a clone sharing its memory): it runs in our memory
  * under a pid of its own until it execs or exits, so what its hooks write would change the

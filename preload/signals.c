@@ -1,4 +1,4 @@
-/* signals.c — signal dispositions (DESIGN.md rules 11, 14): where the program leaves a signal
+/* signals.c — signal dispositions (docs/DESIGN.md rules 11, 14): where the program leaves a signal
  * whose default action ends the process (SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM,
  * SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS, and the fatal SIGSEGV, SIGBUS, SIGABRT,
  * SIGFPE, SIGILL) at that default, the profiler's handler has the report written, then dies the

@@ -1,4 +1,4 @@
-/* format.h — how the report writes numbers (DESIGN.md "One report model"): bytes 1024-based
+/* format.h — how the report writes numbers (docs/DESIGN.md "One report model"): bytes 1024-based
  * (316 B, 12.4 KB), durations (412 ns, 17.09 µs, 1.16 ms, 4.28 s), CPU seconds (0.123s),
  * percentages (98.2%), and fixed-point numbers for JSON. No floating-point printf. */
 #ifndef HP_FORMAT_H

@@ -1,4 +1,4 @@
-/* http_server.h — the live views' HTTP/1.1 server on 127.0.0.1 (README "Live views"): one thread
+/* http_server.h — the live views' HTTP/1.1 server on 127.0.0.1 (docs/REFERENCE.md "Live views"): one thread
  * of the profiler's own (every signal blocked, guard set for life), raw syscalls, a fixed handful
  * of descriptors moved high and close-on-exec. Every endpoint renders the sections of
  * report/section.h, so a new view is served without editing this file. */

@@ -9,7 +9,7 @@ extern const struct hp_section hp_functions_alloc_section;
 
 const struct hp_section *const hp_sections[] = {
     &hp_threads_section,
-#if !defined(__APPLE__)   /* the macOS build has threads and allocation call sites (README.md "macOS") */
+#if !defined(__APPLE__)   /* the macOS build has threads and allocation call sites (docs/REFERENCE.md "macOS") */
     &hp_mutexes_section,
     &hp_rw_locks_section,
     &hp_io_section,

@@ -2,7 +2,9 @@
 # bench_real.sh — `make bench-real`: what profiling costs real programs. Each load runs bare and
 # preloaded with every view on, in alternation (A B A B ..., PAIRS pairs), and the medians give
 # throughput ratios (redis-benchmark, wrk against nginx) and wall-time ratios (sqlite3 scripts,
-# also under heaptrack). Prints Markdown for BENCHMARKS.md. Loopback only.
+# also under heaptrack). Prints a Markdown table and writes it into its own section of
+# BENCHMARKS.md (scripts/bench_md.sh; BENCH_MD overrides the file, none = none), headed with the
+# date and the machine. Loopback only.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -72,6 +74,10 @@ for p in $(seq 1 "$PAIRS"); do
     for c in $sqlite_configs; do sqlite_round "$c"; done
 done
 
+# shellcheck source=scripts/bench_md.sh
+. scripts/bench_md.sh
+
+{
 echo
 echo "| load | bare | hotpath | ratio | target |"
 echo "| ---- | ---: | ------: | ----: | ------ |"
@@ -94,4 +100,7 @@ if [ -s "$TMP/sqlite_write.heaptrack" ]; then
             'BEGIN { printf "| %s | %.0f ms | %.0f ms | %.3f | (for comparison) |\n", n, b, h, h / b }'
     done
 fi
+} | tee "$TMP/real.out"
+bench_md_section real 'Real programs (`make bench-real`)' "$TMP/real.out" \
+    "$PAIRS pairs, bare and preloaded alternating, every view on, medians"
 exit 0

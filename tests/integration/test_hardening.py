@@ -66,7 +66,7 @@ def test_small_rlimit_never_meets_emfile_because_of_the_profiler():
 
 
 def test_a_program_that_runs_out_of_descriptors_gets_as_many_as_bare():
-    """DESIGN.md rule 12: the profiler's own descriptors (its copy of stderr, libunwind's pipe, the
+    """docs/DESIGN.md rule 12: the profiler's own descriptors (its copy of stderr, libunwind's pipe, the
     metrics server's socket) sit under the limit; at the program's first EMFILE they are let go
     and the call is made again, so the program gets every number (it got 4 fewer before)."""
     cmd = ["sh", "-c", "ulimit -n 300 && exec " + target("fd_hygiene") + " exhaust"]

@@ -55,7 +55,7 @@ def io_names(report):
 
 
 def fd_count(pid):
-    """The program's own descriptors: the profiler keeps its few moved high (DESIGN.md rule 12).
+    """The program's own descriptors: the profiler keeps its few moved high (docs/DESIGN.md rule 12).
     The fewest over half a second: a client that just left may still hold one for a moment."""
     counts = []
     for _ in range(10):

@@ -129,7 +129,7 @@ END_TEST
 
 START_TEST(section_keys)
 {
-    /* JSON keys and HOTPATH_REPORT names (DESIGN.md "One report model") */
+    /* JSON keys and HOTPATH_REPORT names (docs/DESIGN.md "One report model") */
     ck_assert_str_eq(hp_section_keys[HP_SEC_THREADS], "threads");
     ck_assert_str_eq(hp_section_keys[HP_SEC_MUTEXES], "mutexes");
     ck_assert_str_eq(hp_section_keys[HP_SEC_RW_LOCKS], "rw_locks");

@@ -1,4 +1,4 @@
-/* test_format.c — report/format.h: how the report writes numbers (DESIGN.md "One report model"). */
+/* test_format.c — report/format.h: how the report writes numbers (docs/DESIGN.md "One report model"). */
 #include <math.h>
 #include <stdint.h>
 
@@ -142,7 +142,7 @@ START_TEST(duration_micro_sign_is_u00b5)
 {
     char out[HP_FMT_MAX];
     hp_fmt_duration(out, 17090);
-    /* MICRO SIGN U+00B5 (C2 B5), as DESIGN.md writes it, not GREEK SMALL LETTER MU (CE BC) */
+    /* MICRO SIGN U+00B5 (C2 B5), as docs/DESIGN.md writes it, not GREEK SMALL LETTER MU (CE BC) */
     ck_assert_mem_eq(out, "17.09 \xC2\xB5s", sizeof "17.09 \xC2\xB5s");
 }
 END_TEST
