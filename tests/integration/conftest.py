@@ -73,6 +73,8 @@ STRESS = {
 }
 
 REAL = {
+    # CPython's own test suites under the preload (about 2.5 minutes, bare and preloaded)
+    "test_signals.py::test_cpythons_own_subprocess_and_signal_suites_pass_as_bare",
     "test_live.py::test_real_prometheus_scrapes_two_profiled_processes_via_file_sd",
     "test_history.py::test_html_report_renders_in_headless_chromium",
 }

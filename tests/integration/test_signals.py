@@ -123,3 +123,20 @@ def test_a_go_program_with_cgo_gets_cpu_samples_of_go_and_c():
     names = {f["name"]: f["self_count"] for f in c["functions"]}
     cgo = sum(n for name, n in names.items() if name.endswith("_Cfunc_burn"))
     assert cgo >= 30 and names.get("main.spin", 0) >= 30, names
+
+
+def test_cpythons_own_subprocess_and_signal_suites_pass_as_bare():
+    """CPython's test_subprocess and test_signal (Debian libpython3.11-testsuite) under the
+    preload, every process's report to a file: test_restore_signals failed (a vfork child's
+    SIGPIPE reset leaked into the parent's view) and test_pass_fds_redirected (a child saw the
+    profiler's descriptors beside its own)."""
+    cmd = [PYTHON, "-m", "test", "test_subprocess", "test_signal"]
+    b = subprocess.run(cmd, env=clean_env(preload=False), capture_output=True, timeout=900)
+    assert b.returncode == 0, b.stdout[-2000:]
+    with tempfile.TemporaryDirectory(prefix="hotpath-test-") as d:
+        os.chmod(d, 0o777)                   # children the suite runs as another user write here too
+        env = {"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(d, "%p-%n.json")}
+        r = subprocess.run(cmd, env=clean_env(env), capture_output=True, timeout=900)
+        reports = len(os.listdir(d))
+    assert r.returncode == 0 and b"Tests result: SUCCESS" in r.stdout, r.stdout[-3000:]
+    assert reports > 100, reports              # the suite's children were profiled
