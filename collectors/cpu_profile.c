@@ -344,6 +344,11 @@ static int arm(struct hp_cpu_buf *b)
 {
     int signo = atomic_load(&cpu_signo);
     if (make_timer(b, signo) != 0) return -1;
+    /* the profile moved meanwhile (hp_cpu_signal_moved), past this ring before it was armed */
+    for (int now; (now = atomic_load(&cpu_signo)) != signo && atomic_exchange(&b->armed, 0); signo = now) {
+        syscall(SYS_timer_delete, b->timer);
+        if (make_timer(b, now) != 0) return -1;
+    }
     /* a thread that starts with the signal blocked gets its timer running when it unblocks it */
     sigset_t mask;
     int blocked = pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, signo) == 1;
