@@ -78,8 +78,10 @@ $(call announce,CXX)
 endef
 
 # ---- the library ----
+# Objects depend on the Makefile too: flags live here, and an object built before the compiler
+# wrote .d files (or with other flags) would otherwise be kept, out of step with the headers.
 $(BUILD)/obj/%.o: private BUILD_FLAGS = $(LIB_CFLAGS)
-$(BUILD)/obj/%.o: %.c | check-build-deps
+$(BUILD)/obj/%.o: %.c Makefile | check-build-deps
 	$(compile-c)
 
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
@@ -168,7 +170,7 @@ demo: deps-build $(LIB) $(BUILD)/targets/demo
 # ---- unit tests: build/unit/libhp_unit.a (and build/unit-asan/...) linked into each ----
 define unit-flavour
 $(BUILD)/$(1)/obj/%.o: private BUILD_FLAGS = $$(UNIT_CFLAGS_$(1)) -DHP_FIXTURES='"tests/unit/fixtures"'
-$(BUILD)/$(1)/obj/%.o: %.c | check-build-deps
+$(BUILD)/$(1)/obj/%.o: %.c Makefile | check-build-deps
 	$$(compile-c)
 
 $(BUILD)/$(1)/libhp_unit.a: $(UNIT_SRC:%.c=$(BUILD)/$(1)/obj/%.o)
@@ -297,7 +299,7 @@ $(BUILD)/macos/%.o: private SAY = ZIG CC
 $(BUILD)/macos/%.o: private CC = $(MACOS_CC)
 define macos-arch
 $(BUILD)/macos/$(1)/obj/%.o: private BUILD_FLAGS = -target $(if $(filter arm64,$(1)),aarch64,$(1))-macos $$(MACOS_CFLAGS)
-$(BUILD)/macos/$(1)/obj/%.o: %.c | $(ZIG)
+$(BUILD)/macos/$(1)/obj/%.o: %.c Makefile | $(ZIG)
 	$$(compile-c)
 
 $(BUILD)/macos/$(1)/libhotpath.dylib: $(MACOS_SRC:%.c=$(BUILD)/macos/$(1)/obj/%.o)

@@ -173,10 +173,11 @@ HP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 }
 
 #if HP_IO_RAW_ARCH
-/* libunwind writes its address checks with syscall(SYS_write) (own_pipe.h). Every other call goes
- * to glibc's syscall with the six words it reads (a system call takes at most six), or, before it
- * is found (the profiler's own early calls come here too), is the same instruction made here. A
- * raw vfork through syscall() would return through this frame in both processes: not handled. */
+/* libunwind writes its address checks with syscall(SYS_write) (own_pipe.h). Every other call is
+ * the system call with the six words glibc's syscall reads (a system call takes at most six):
+ * made here where the next syscall() is glibc's, or before it is found (the profiler's own early
+ * calls come here too); else through the next one. A raw vfork through syscall() would return
+ * through this frame in both processes: not handled. */
 HP_EXPORT long syscall(long nr, ...)
 {
     va_list ap;
@@ -186,8 +187,8 @@ HP_EXPORT long syscall(long nr, ...)
     va_end(ap);
     if (__builtin_expect(nr == SYS_write && hp_own_pipe_has((int)a), 0) && guarded())
         return hp_own_pipe_write((const void *)b, (size_t)c);
-    if (__builtin_expect(hp_hot.io.syscall != NULL, 1)) return hp_hot.io.syscall(nr, a, b, c, d, e, f);
-    return hp_raw_call(nr, a, b, c, d, e, f);
+    if (__builtin_expect(hp_hot.syscall_raw || !hp_hot.io.syscall, 1)) return hp_raw_call(nr, a, b, c, d, e, f);
+    return hp_hot.io.syscall(nr, a, b, c, d, e, f);
 }
 #endif
 

@@ -32,6 +32,9 @@ void hp_io_raw_init(void)
         (void *)hp_hot.io.read_chk, (void *)hp_hot.io.pread_chk, (void *)hp_hot.io.pread64_chk,
         (void *)hp_hot.io.recv_chk, (void *)hp_hot.io.recvfrom_chk,
     };
+    /* glibc's syscall() is the instruction and errno, no cancellation point: made here whenever
+     * it is glibc's, which saves the hook a call into another page */
+    hp_hot.syscall_raw = from_libc((void *)hp_hot.io.syscall);
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (!from_libc(fns[i])) return;
     if (!atomic_load(&threads_seen)) hp_hot.io_raw = 1;

@@ -60,6 +60,7 @@ struct hp_hot {
     /* the I/O hooks */
     int io_resolved;                    /* io below is filled in */
     int io_raw;                         /* hooks make plain data calls themselves: io_raw.h */
+    int syscall_raw;                    /* the syscall() hook makes the call itself: io_raw.h */
     uint32_t io_period;                 /* HOTPATH_IO_TIME_SAMPLING_RATE as a period: collectors/io.h */
     struct hp_fdtab *_Atomic io_fdtab;  /* fd -> record: collectors/io.h */
     struct hp_io_real io;
