@@ -87,9 +87,11 @@ $(BUILD)/obj/%.o: %.c Makefile | check-build-deps
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
 $(BUILD)/obj/preload/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
 
-$(LIB): $(LIB_OBJ)
+# the layers: no call from collectors/ or report/ up into the hooks (scripts/check_layers.sh)
+$(LIB): $(LIB_OBJ) scripts/check_layers.sh
 	@echo "  LD      $@"
-	@$(CC) -o $@ $^ $(LIB_LDFLAGS)
+	@$(CC) -o $@ $(LIB_OBJ) $(LIB_LDFLAGS)
+	@scripts/check_layers.sh $(BUILD) $@ || { rm -f $@; exit 1; }
 
 check-build-deps:
 	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }

@@ -57,9 +57,8 @@ static int cookie;                     /* our timers' sigev_value: tells their s
 static _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
 static uint32_t slot_words, ring_slots = 64;
 
-extern int hp_signals_claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack);
-extern void hp_signals_default_cpu(int sig);
-static _Atomic int cpu_signo;          /* the real-time signal the timers fire (signals.c) */
+static const struct hp_cpu_signals *signals;   /* given by hp_cpu_start */
+static _Atomic int cpu_signo;          /* the real-time signal the timers fire */
 
 const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
 {
@@ -261,7 +260,7 @@ static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
     }
     /* Not one of our timers: the program left the signal at its default action (it would have
      * replaced this handler otherwise), so it gets the default action: termination. */
-    hp_signals_default_cpu(sig);
+    signals->set_default(sig);
     errno = saved;
     raise(sig);
 }
@@ -498,8 +497,9 @@ static int program_is_go(void)
     return go;
 }
 
-void hp_cpu_start(struct hp_thread *main_thread)
+void hp_cpu_start(struct hp_thread *main_thread, const struct hp_cpu_signals *sigs)
 {
+    signals = sigs;
     slot_words = 2 + hp_config.stack_depth;
     /* room for twice the samples of one sampler interval at full CPU (64 at the defaults) */
     uint64_t per_interval = (uint64_t)hp_config.cpu_hz * hp_config.interval_ms / 1000;
@@ -518,7 +518,7 @@ void hp_cpu_start(struct hp_thread *main_thread)
     if (main_thread) main_thread->guard--;
     atomic_store(&cpu_on, 1);
     atomic_store(&cpu_started, 1);
-    int signo = hp_signals_claim_cpu(on_cpu_signal, program_is_go());
+    int signo = signals->claim(on_cpu_signal, program_is_go());
     if (signo < 0) {
         atomic_store(&cpu_on, 0);
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);

@@ -15,7 +15,6 @@
 #include "clock.h"
 #include "config.h"
 #include "cpu_profile.h"
-#include "../report/http_server.h"
 #include "history.h"
 #include "memory.h"
 #include "platform.h"
@@ -46,6 +45,7 @@ static char process_comm[16];
 static _Atomic uint32_t wake_word, done_word;
 static _Atomic int launched;
 static _Atomic int sampler_tid;
+static _Atomic int server_tid;         /* the metrics server's thread: hp_sampler_note_server_thread */
 static _Atomic int report_requested, report_started;
 static _Atomic int retire_requested;   /* hp_sampler_retire_soon: many threads ended since a pass */
 static void (*report_callback)(void), (*checkpoint_callback)(void), (*settled_callback)(void);
@@ -83,7 +83,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 
 int hp_is_profiler_tid(int tid)
 {
-    return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == hp_server_tid());
+    return tid != 0 && (tid == atomic_load(&sampler_tid) || tid == atomic_load(&server_tid));
 }
 
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced
@@ -274,7 +274,12 @@ void hp_sampler_figures(struct hp_process_figures *out)
     uint64_t ns;
     int tid = atomic_load(&sampler_tid);
     if (tid && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
-    if ((tid = hp_server_tid()) && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
+    if ((tid = atomic_load(&server_tid)) && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
+}
+
+void hp_sampler_note_server_thread(int tid)
+{
+    atomic_store(&server_tid, tid);
 }
 
 static _Atomic int main_exited;

@@ -27,6 +27,9 @@ void hp_sampler_figures(struct hp_process_figures *out);
 /* Before the sampler starts: the main thread's CPU time in the profiler's start, which the
  * profiler's cost includes. */
 void hp_sampler_note_start_cpu(uint64_t ns);
+/* The metrics server's thread (report/http_server.c) as it starts, 0 when there is none: left out
+ * of the threads view, its CPU counted as the profiler's. */
+void hp_sampler_note_server_thread(int tid);
 /* Have the sampler write the final report, and wait: at most start_ms for it to begin, finish_ms
  * in all for it to end. For a program thread that may hold a libc lock (a signal handler, exit or
  * _exit called from one). Async-signal-safe; returns 0 when the report was written, -1 when the

@@ -216,7 +216,7 @@ static void start(int argc, char **argv)
     atexit(at_exit);
     hp_fork_handlers_install();
     hp_signals_init();
-    hp_cpu_start(self);
+    hp_cpu_start(self, &hp_cpu_signals);
     hp_alloc_sites_start();
     /* the main thread's CPU time until now was an earlier program's (exec keeps it) or the
      * profiler's start, not this program's */

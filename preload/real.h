@@ -132,5 +132,7 @@ void hp_locks_forget_deferred(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
+/* The CPU profile's signal, kept by signals.c (collectors/cpu_profile.h). */
+extern const struct hp_cpu_signals hp_cpu_signals;
 
 #endif

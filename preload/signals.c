@@ -153,7 +153,7 @@ static int free_rt_signal(int down)
 
 /* The first real-time signal: Go's runtime, which installs handlers on the signals from 35 up
  * through libc, leaves glibc's first one (34) alone. */
-int hp_signals_claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack)
+static int claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack)
 {
     hp_spin_lock(&disp.lock);
     disp.cpu_handler = fn;
@@ -178,12 +178,7 @@ static void cpu_signal_taken(void)
     hp_cpu_off(HP_CPU_OFF_HANDLER);
 }
 
-/* A signal on the CPU profile's signal that is not our timer's, while the program's view is
- * SIG_DFL: the default action. */
-void hp_signals_default_cpu(int sig)
-{
-    set_default(sig);
-}
+const struct hp_cpu_signals hp_cpu_signals = { claim_cpu, set_default };
 
 /* In a vfork child (the parent's memory, dispositions of its own until it execs): the call goes to
  * the kernel as the program made it and nothing of ours changes, or the parent would take the

@@ -29,6 +29,7 @@
 #include "../collectors/memory.h"
 #include "../collectors/platform.h"
 #include "../collectors/registry.h"
+#include "../collectors/sampler.h"
 #include "../collectors/spinlock.h"
 #include "history_json.h"
 #include "http_parse.h"
@@ -83,11 +84,6 @@ static _Atomic int wanted;              /* started, and the thread not launched 
 static int listener_pending;            /* the start (listener, registry entry) not made yet */
 static int clean_pending;               /* with it, remove stale registry entries (not in a fork child) */
 static hp_spinlock pending_lock = HP_SPINLOCK_INIT;
-
-int hp_server_tid(void)
-{
-    return atomic_load(&server_tid);
-}
 
 unsigned hp_server_port(void)
 {
@@ -530,6 +526,7 @@ static void *server_main(void *arg)
     (void)arg;
     hp_self = hp_registry_profiler_state();
     atomic_store(&server_tid, hp_platform_gettid());
+    hp_sampler_note_server_thread(atomic_load(&server_tid));
     hp_platform_name_self("hotpath-server");
     struct pollfd pfd[MAX_CLIENTS + 1];
     struct client *who[MAX_CLIENTS + 1];
@@ -704,6 +701,7 @@ void hp_server_restart_in_child(void)
         hp_buf_free(&clients[i].out);
     }
     atomic_store(&server_tid, 0);
+    hp_sampler_note_server_thread(0);
     atomic_store(&registered_pid, 0);
     atomic_store(&ending, 0);
     claim_from = parent_served ? getppid() : 0;

@@ -23,8 +23,6 @@ void hp_server_start_child_now(void);
 void hp_server_unregister(void);
 /* The exec failed: this image registers again. */
 void hp_server_exec_failed(void);
-/* The server thread's tid, 0 when there is none (the sampler leaves it out of the threads view). */
-int hp_server_tid(void);
 /* The port served, 0 when none. */
 unsigned hp_server_port(void);
 /* The port the server will try first once its listener is made, 0 when none is pending. */
