@@ -28,7 +28,7 @@ DEPFLAGS = -MMD -MP -MF $@.d
 UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/memory_linux.c \
             collectors/histogram.c collectors/child_env.c collectors/mappings.c collectors/io_names.c \
             collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c \
-            collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c \
+            collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c collectors/real_lookup.c \
             collectors/stacks.c collectors/ticks.c collectors/clock.c collectors/series.c collectors/trend.c \
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/http_parse.c \
             report/prometheus_text.c report/flamegraph.c report/fn_names.c

@@ -17,13 +17,16 @@
 #include <pthread.h>
 
 #include "platform.h"
+#include "real_lookup.h"
 
 static pthread_mutex_t *write_lock;
-/* glibc's, not the profiler's lock hooks in front of them: looked up at start (a signal handler
- * cannot) */
+/* glibc's, not the profiler's lock hooks in front of them: looked up at start, in
+ * hp_loader_lock_find (a signal handler cannot; real_lookup.h) */
+#define LOADER_LOCK_FNS(X, C)                                                                   \
+    X(C, trylock, "pthread_mutex_trylock", NULL, EAGER, int, (pthread_mutex_t *))               \
+    X(C, unlock,  "pthread_mutex_unlock",  NULL, EAGER, int, (pthread_mutex_t *))
 static struct {
-    int (*trylock)(pthread_mutex_t *);
-    int (*unlock)(pthread_mutex_t *);
+    HP_REAL_FIELDS(LOADER_LOCK_FNS)
 } mutex;
 
 struct search {
@@ -59,8 +62,7 @@ void hp_loader_lock_find(void)
     struct search s = { rtld, sym->st_size, hp_platform_gettid(), 0, NULL };
     dl_iterate_phdr(owned_by_caller, &s);
     if (s.found != 1) return;
-    *(void **)&mutex.trylock = dlsym(RTLD_NEXT, "pthread_mutex_trylock");
-    *(void **)&mutex.unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+    HP_REAL_LOOKUPS(LOADER_LOCK_FNS, mutex);
     if (mutex.trylock && mutex.unlock) write_lock = s.lock;
 }
 

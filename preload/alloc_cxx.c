@@ -11,6 +11,7 @@
 
 #include "../collectors/loader_lock.h"
 #include "../collectors/memory_heap.h"
+#include "../collectors/real_lookup.h"
 #include "../collectors/unloaded.h"
 #include "alloc_count.h"
 
@@ -25,22 +26,35 @@ typedef void (*delete_sized_aligned_fn)(void *, size_t, size_t);
 typedef void (*delete_nothrow_fn)(void *, const void *);
 typedef void (*delete_aligned_nothrow_fn)(void *, size_t, const void *);
 
-enum op {
-    NEW, NEW_ARRAY, NEW_NOTHROW, NEW_ARRAY_NOTHROW, NEW_ALIGNED, NEW_ARRAY_ALIGNED,
-    NEW_ALIGNED_NOTHROW, NEW_ARRAY_ALIGNED_NOTHROW, DELETE, DELETE_ARRAY, DELETE_SIZED,
-    DELETE_ARRAY_SIZED, DELETE_NOTHROW, DELETE_ARRAY_NOTHROW, DELETE_ALIGNED, DELETE_ARRAY_ALIGNED,
-    DELETE_SIZED_ALIGNED, DELETE_ARRAY_SIZED_ALIGNED, DELETE_ALIGNED_NOTHROW,
-    DELETE_ARRAY_ALIGNED_NOTHROW, OP_COUNT
-};
+/* The operators (their real functions are looked up at their first call, by find_next): the
+ * hooks' index, the symbol, and what runs when no loaded object defines one (fb_*, below). */
+#define CXX_OPS(X)                                                                              \
+    X(NEW,                          "_Znwm",                               fb_new)              \
+    X(NEW_ARRAY,                    "_Znam",                               fb_new)              \
+    X(NEW_NOTHROW,                  "_ZnwmRKSt9nothrow_t",                 fb_new_nothrow)      \
+    X(NEW_ARRAY_NOTHROW,            "_ZnamRKSt9nothrow_t",                 fb_new_nothrow)      \
+    X(NEW_ALIGNED,                  "_ZnwmSt11align_val_t",                fb_new_aligned)      \
+    X(NEW_ARRAY_ALIGNED,            "_ZnamSt11align_val_t",                fb_new_aligned)      \
+    X(NEW_ALIGNED_NOTHROW,          "_ZnwmSt11align_val_tRKSt9nothrow_t",  fb_new_aligned_nothrow) \
+    X(NEW_ARRAY_ALIGNED_NOTHROW,    "_ZnamSt11align_val_tRKSt9nothrow_t",  fb_new_aligned_nothrow) \
+    X(DELETE,                       "_ZdlPv",                              fb_delete)           \
+    X(DELETE_ARRAY,                 "_ZdaPv",                              fb_delete)           \
+    X(DELETE_SIZED,                 "_ZdlPvm",                             fb_delete_n)         \
+    X(DELETE_ARRAY_SIZED,           "_ZdaPvm",                             fb_delete_n)         \
+    X(DELETE_NOTHROW,               "_ZdlPvRKSt9nothrow_t",                fb_delete_nothrow)   \
+    X(DELETE_ARRAY_NOTHROW,         "_ZdaPvRKSt9nothrow_t",                fb_delete_nothrow)   \
+    X(DELETE_ALIGNED,               "_ZdlPvSt11align_val_t",               fb_delete_n)         \
+    X(DELETE_ARRAY_ALIGNED,         "_ZdaPvSt11align_val_t",               fb_delete_n)         \
+    X(DELETE_SIZED_ALIGNED,         "_ZdlPvmSt11align_val_t",              fb_delete_n_al)      \
+    X(DELETE_ARRAY_SIZED_ALIGNED,   "_ZdaPvmSt11align_val_t",              fb_delete_n_al)      \
+    X(DELETE_ALIGNED_NOTHROW,       "_ZdlPvSt11align_val_tRKSt9nothrow_t", fb_delete_al_nothrow) \
+    X(DELETE_ARRAY_ALIGNED_NOTHROW, "_ZdaPvSt11align_val_tRKSt9nothrow_t", fb_delete_al_nothrow)
 
-static const char *const names[OP_COUNT] = {
-    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_t",
-    "_ZnamSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",
-    "_ZnamSt11align_val_tRKSt9nothrow_t", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
-    "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvSt11align_val_t",
-    "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
-    "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-};
+#define OP_ENUM_(op, sym, fb) op,
+enum op { CXX_OPS(OP_ENUM_) OP_COUNT };
+
+#define OP_NAME_(op, sym, fb) [op] = sym,
+static const char *const names[OP_COUNT] = { CXX_OPS(OP_NAME_) };
 
 static void *real[OP_COUNT];
 static unsigned char via_malloc[OP_COUNT];   /* libstdc++'s: the malloc family hooks count it */
@@ -61,17 +75,8 @@ static void fb_delete_n_al(void *p, size_t n, size_t al) { (void)n; (void)al; fr
 static void fb_delete_nothrow(void *p, const void *nt) { (void)nt; free(p); }
 static void fb_delete_al_nothrow(void *p, size_t al, const void *nt) { (void)al; (void)nt; free(p); }
 
-static void *const fallback[OP_COUNT] = {
-    [NEW] = fb_new, [NEW_ARRAY] = fb_new, [NEW_NOTHROW] = fb_new_nothrow,
-    [NEW_ARRAY_NOTHROW] = fb_new_nothrow, [NEW_ALIGNED] = fb_new_aligned,
-    [NEW_ARRAY_ALIGNED] = fb_new_aligned, [NEW_ALIGNED_NOTHROW] = fb_new_aligned_nothrow,
-    [NEW_ARRAY_ALIGNED_NOTHROW] = fb_new_aligned_nothrow, [DELETE] = fb_delete,
-    [DELETE_ARRAY] = fb_delete, [DELETE_SIZED] = fb_delete_n, [DELETE_ARRAY_SIZED] = fb_delete_n,
-    [DELETE_NOTHROW] = fb_delete_nothrow, [DELETE_ARRAY_NOTHROW] = fb_delete_nothrow,
-    [DELETE_ALIGNED] = fb_delete_n, [DELETE_ARRAY_ALIGNED] = fb_delete_n,
-    [DELETE_SIZED_ALIGNED] = fb_delete_n_al, [DELETE_ARRAY_SIZED_ALIGNED] = fb_delete_n_al,
-    [DELETE_ALIGNED_NOTHROW] = fb_delete_al_nothrow, [DELETE_ARRAY_ALIGNED_NOTHROW] = fb_delete_al_nothrow,
-};
+#define OP_FALLBACK_(op, sym, fb) [op] = (void *)fb,
+static void *const fallback[OP_COUNT] = { CXX_OPS(OP_FALLBACK_) };
 
 #define MAX_OBJECTS 512
 
@@ -88,8 +93,8 @@ static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* The definition of name the program would have bound without us. RTLD_NEXT searches the global
- * scope only; a C++ library that a C program dlopens (RTLD_LOCAL) brings libstdc++ into its own
+/* The definition of name the program would have bound without us. hp_real_lookup (RTLD_NEXT)
+ * searches the global scope only; a C++ library that a C program dlopens (RTLD_LOCAL) brings libstdc++ into its own
  * scope, where RTLD_NEXT does not look while that library's calls still reach our hooks. Then
  * every loaded object is asked in turn (names listed first: no dlopen inside dl_iterate_phdr),
  * and the object that defines it gets one reference more, so the address stays valid. The
@@ -97,7 +102,7 @@ static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
  * (mimalloc defines operator new too, and the program's objects must not land in it). */
 static void *find_next(const char *name)
 {
-    void *fn = dlsym(RTLD_NEXT, name);
+    void *fn = hp_real_lookup(name, NULL);
     if (fn) return fn;
     Dl_info self, heap, info;
     if (!dladdr((void *)find_next, &self)) return NULL;

@@ -5,7 +5,6 @@
 #include "io_raw.h"
 #include "real.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +65,6 @@ size_t hp_boot_size(const void *p)
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 static int resolved;
 
-#define LOOKUP(field, name) (*(void **)&hp_hot.real.field = dlsym(RTLD_NEXT, name))
-
 int hp_resolve(void)
 {
     if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return 1;
@@ -75,36 +72,13 @@ int hp_resolve(void)
     resolving = 1;
     hp_hot.self_offset = (char *)&hp_self - (char *)__builtin_thread_pointer();
     int saved = errno;
-    LOOKUP(calloc, "calloc");
-    LOOKUP(free, "free");
-    LOOKUP(realloc, "realloc");
-    LOOKUP(posix_memalign, "posix_memalign");
-    LOOKUP(aligned_alloc, "aligned_alloc");
-    LOOKUP(memalign, "memalign");
-    LOOKUP(valloc, "valloc");
-    LOOKUP(pvalloc, "pvalloc");
-    LOOKUP(usable_size, "malloc_usable_size");
-    LOOKUP(pthread_create, "pthread_create");
-    LOOKUP(pthread_exit, "pthread_exit");
-    LOOKUP(pthread_setname_np, "pthread_setname_np");
-    LOOKUP(pthread_cancel, "pthread_cancel");
-    LOOKUP(thrd_create, "thrd_create");
-    LOOKUP(timer_create, "timer_create");
-    LOOKUP(mq_notify, "mq_notify");
-    LOOKUP(prctl, "prctl");
-    LOOKUP(fork, "fork");
-    LOOKUP(setsid, "setsid");
-    LOOKUP(daemon, "daemon");
-    LOOKUP(exit_, "_exit");
-    LOOKUP(Exit_, "_Exit");
-    LOOKUP(sigaction, "sigaction");
-    LOOKUP(signal, "signal");
+    HP_REAL_LOOKUPS(HP_REAL_FNS, hp_hot.real);
     hp_resolve_exec();
     hp_resolve_creds();
     hp_resolve_locks();
     hp_resolve_mmap();
     hp_resolve_io();
-    LOOKUP(malloc, "malloc");   /* last: a non-NULL malloc means every lookup is done */
+    HP_REAL_LOOKUPS_LAST(HP_REAL_FNS, hp_hot.real);   /* malloc: a non-NULL malloc means every lookup is done */
     errno = saved;
     resolving = 0;
     __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);

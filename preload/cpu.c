@@ -3,7 +3,6 @@
  * where the program's sigpending, sigwait or signalfd would find it. SIGPROF and setitimer are
  * the program's own (preload/signals.c). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 
@@ -12,14 +11,15 @@
 
 typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 
-/* The next definition of a function these hooks wrap, looked up at its first call; errno kept. */
-static void *next_fn(const char *name)
-{
-    int saved = errno;
-    void *f = dlsym(RTLD_NEXT, name);
-    errno = saved;
-    return f;
-}
+/* The real functions (real_lookup.h), looked up at their first call. */
+#define CPU_FNS(X, C)                                                                           \
+    X(C, pthread_sigmask, "pthread_sigmask", NULL, LAZY, int, (int, const sigset_t *, sigset_t *)) \
+    X(C, sigprocmask,     "sigprocmask",     NULL, LAZY, int, (int, const sigset_t *, sigset_t *))
+
+static struct {
+    HP_REAL_FIELDS(CPU_FNS)
+} next;
+HP_REAL_LAZY_ACCESSORS(CPU_FNS, next)
 
 /* The profile's signal once how and set apply: 1 blocked, 0 unblocked, -1 as it was. */
 static int signal_after(int how, const sigset_t *set)
@@ -48,15 +48,15 @@ static int masking(sigmask_fn real, int how, const sigset_t *set, sigset_t *old)
 
 HP_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-    static sigmask_fn real;
-    if (!real && !(real = (sigmask_fn)next_fn("pthread_sigmask"))) return ENOSYS;
+    sigmask_fn real = next_pthread_sigmask();
+    if (!real) return ENOSYS;
     return masking(real, how, set, old);
 }
 
 HP_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-    static sigmask_fn real;
-    if (!real && !(real = (sigmask_fn)next_fn("sigprocmask"))) {
+    sigmask_fn real = next_sigprocmask();
+    if (!real) {
         errno = ENOSYS;
         return -1;
     }

@@ -3,7 +3,6 @@
  * while it may still create them where the user asked (report/out_file.h), and a fork child
  * registers its metrics server. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <unistd.h>
@@ -14,27 +13,24 @@
 #include "../report/report.h"
 #include "real.h"
 
+/* The real functions, looked up in hp_resolve (real_lookup.h). */
+#define CREDS_FNS(X, C)                                                   \
+    X(C, setuid,    "setuid",    NULL, EAGER, int, (uid_t))               \
+    X(C, setgid,    "setgid",    NULL, EAGER, int, (gid_t))               \
+    X(C, seteuid,   "seteuid",   NULL, EAGER, int, (uid_t))               \
+    X(C, setegid,   "setegid",   NULL, EAGER, int, (gid_t))               \
+    X(C, setreuid,  "setreuid",  NULL, EAGER, int, (uid_t, uid_t))        \
+    X(C, setregid,  "setregid",  NULL, EAGER, int, (gid_t, gid_t))        \
+    X(C, setresuid, "setresuid", NULL, EAGER, int, (uid_t, uid_t, uid_t)) \
+    X(C, setresgid, "setresgid", NULL, EAGER, int, (gid_t, gid_t, gid_t))
+
 static struct {
-    int (*setuid)(uid_t);
-    int (*setgid)(gid_t);
-    int (*seteuid)(uid_t);
-    int (*setegid)(gid_t);
-    int (*setreuid)(uid_t, uid_t);
-    int (*setregid)(gid_t, gid_t);
-    int (*setresuid)(uid_t, uid_t, uid_t);
-    int (*setresgid)(gid_t, gid_t, gid_t);
+    HP_REAL_FIELDS(CREDS_FNS)
 } real;
 
 void hp_resolve_creds(void)
 {
-    *(void **)&real.setuid = dlsym(RTLD_NEXT, "setuid");
-    *(void **)&real.setgid = dlsym(RTLD_NEXT, "setgid");
-    *(void **)&real.seteuid = dlsym(RTLD_NEXT, "seteuid");
-    *(void **)&real.setegid = dlsym(RTLD_NEXT, "setegid");
-    *(void **)&real.setreuid = dlsym(RTLD_NEXT, "setreuid");
-    *(void **)&real.setregid = dlsym(RTLD_NEXT, "setregid");
-    *(void **)&real.setresuid = dlsym(RTLD_NEXT, "setresuid");
-    *(void **)&real.setresgid = dlsym(RTLD_NEXT, "setresgid");
+    HP_REAL_LOOKUPS(CREDS_FNS, real);
 }
 
 /* Only the profiled process itself (not a vfork child in our memory), and not the profiler. */

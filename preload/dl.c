@@ -48,16 +48,24 @@ static void loader_leave(struct loader_mark *m)
 }
 
 typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+typedef int (*dlclose_fn)(void *);
+
+/* The real functions (real_lookup.h), looked up at their first call (dl_iterate_phdr's may be in
+ * the CPU profile's handler, as before: libunwind's first walk). */
+#define DL_FNS(X, C)                                                                            \
+    X(C, dl_iterate_phdr, "dl_iterate_phdr", NULL, LAZY, int,                                   \
+      (int (*)(struct dl_phdr_info *, size_t, void *), void *))                                 \
+    X(C, dlclose,         "dlclose",         NULL, LAZY, int, (void *))
+
+static struct {
+    HP_REAL_FIELDS(DL_FNS)
+} next;
+HP_REAL_LAZY_ACCESSORS(DL_FNS, next)
 
 HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-    static iterate_fn real;
-    if (!real) {
-        int saved = errno;
-        real = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
-        errno = saved;
-        if (!real) return 0;   /* nothing to iterate over */
-    }
+    iterate_fn real = next_dl_iterate_phdr();
+    if (!real) return 0;   /* nothing to iterate over */
     struct hp_thread *t = hp_self;
     if (t && t->in_cpu_sample) {   /* libunwind, in the CPU profile's handler: loader_lock.h */
         if (!hp_loader_lock_try(t->tid ? t->tid : hp_platform_gettid())) return 0;   /* the stack ends here */
@@ -69,13 +77,10 @@ HP_EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, voi
     return real(callback, data);
 }
 
-typedef int (*dlclose_fn)(void *);
-
 HP_EXPORT int dlclose(void *handle)
 {
-    static dlclose_fn real;
     int saved = errno;
-    if (!real) real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    dlclose_fn real = next_dlclose();
     if (!real) {
         errno = saved;
         return -1;   /* no dlclose to call: nothing was unloaded */

@@ -4,7 +4,6 @@
  * an exec carries the process image number (%n) to the next image. A vfork child, which shares
  * our memory under another pid, writes no report, but what it execs gets the same environment. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,25 +25,27 @@
 
 extern char **environ;
 
+/* The real functions, looked up in hp_resolve (real_lookup.h). */
+#define EXEC_FNS(X, C)                                                                          \
+    X(C, execve,       "execve",       NULL, EAGER, int, (const char *, char *const[], char *const[])) \
+    X(C, execvpe,      "execvpe",      NULL, EAGER, int, (const char *, char *const[], char *const[])) \
+    X(C, fexecve,      "fexecve",      NULL, EAGER, int, (int, char *const[], char *const[]))   \
+    X(C, execveat,     "execveat",     NULL, EAGER, int,                                        \
+      (int, const char *, char *const[], char *const[], int))                                   \
+    X(C, posix_spawn,  "posix_spawn",  NULL, EAGER, int,                                        \
+      (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,   \
+       char *const[], char *const[]))                                                           \
+    X(C, posix_spawnp, "posix_spawnp", NULL, EAGER, int,                                        \
+      (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,   \
+       char *const[], char *const[]))
+
 static struct {
-    int (*execve)(const char *, char *const[], char *const[]);
-    int (*execvpe)(const char *, char *const[], char *const[]);
-    int (*fexecve)(int, char *const[], char *const[]);
-    int (*execveat)(int, const char *, char *const[], char *const[], int);
-    int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                       const posix_spawnattr_t *, char *const[], char *const[]);
-    int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-                        const posix_spawnattr_t *, char *const[], char *const[]);
+    HP_REAL_FIELDS(EXEC_FNS)
 } real;
 
 void hp_resolve_exec(void)
 {
-    *(void **)&real.execve = dlsym(RTLD_NEXT, "execve");
-    *(void **)&real.execvpe = dlsym(RTLD_NEXT, "execvpe");
-    *(void **)&real.fexecve = dlsym(RTLD_NEXT, "fexecve");
-    *(void **)&real.execveat = dlsym(RTLD_NEXT, "execveat");
-    *(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
-    *(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+    HP_REAL_LOOKUPS(EXEC_FNS, real);
 }
 
 /* Whether this process is the profiled one (not a vfork child sharing our memory). */

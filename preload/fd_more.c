@@ -4,7 +4,6 @@
  * (fd_room.h). Their descriptors are named when first used, as any other unhooked one. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +12,32 @@
 #include "fd_room.h"
 #include "real.h"
 
-/* The next definition of name, looked up at first use; NULL (errno ENOSYS) when there is none. */
-static void *next(void *_Atomic *slot, const char *name)
-{
-    void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (fn) return fn;
-    int saved = errno;
-    fn = dlsym(RTLD_NEXT, name);
-    errno = fn ? saved : ENOSYS;
-    if (fn) __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
-    return fn;
-}
+/* The real functions (real_lookup.h), looked up at their first call. */
+#define FD_MORE_FNS(X, C)                                                                       \
+    X(C, opendir,     "opendir",     NULL, LAZY, DIR *, (const char *))                         \
+    X(C, tmpfile,     "tmpfile",     NULL, LAZY, FILE *, (void))                                \
+    X(C, tmpfile64,   "tmpfile64",   NULL, LAZY, FILE *, (void))                                \
+    X(C, popen,       "popen",       NULL, LAZY, FILE *, (const char *, const char *))          \
+    X(C, epoll_create, "epoll_create", NULL, LAZY, int, (int))                                  \
+    X(C, inotify_init, "inotify_init", NULL, LAZY, int, (void))                                 \
+    X(C, mkstemp,     "mkstemp",     NULL, LAZY, int, (char *))                                 \
+    X(C, mkstemp64,   "mkstemp64",   NULL, LAZY, int, (char *))                                 \
+    X(C, mkostemp,    "mkostemp",    NULL, LAZY, int, (char *, int))                            \
+    X(C, mkostemp64,  "mkostemp64",  NULL, LAZY, int, (char *, int))                            \
+    X(C, mkstemps,    "mkstemps",    NULL, LAZY, int, (char *, int))                            \
+    X(C, mkstemps64,  "mkstemps64",  NULL, LAZY, int, (char *, int))                            \
+    X(C, mkostemps,   "mkostemps",   NULL, LAZY, int, (char *, int, int))                       \
+    X(C, mkostemps64, "mkostemps64", NULL, LAZY, int, (char *, int, int))
 
+static struct {
+    HP_REAL_FIELDS(FD_MORE_FNS)
+} next;
+HP_REAL_LAZY_ACCESSORS(FD_MORE_FNS, next)
+
+/* The hook's real function, real_: NULL (errno ENOSYS) when there is none. */
 #define NEXT(fn)                                                                                \
-    static void *_Atomic slot_;                                                                 \
-    __typeof__(fn) *real_ = (__typeof__(fn) *)next(&slot_, #fn)
+    __typeof__(next.fn) real_ = next_##fn();                                                    \
+    if (!real_) errno = ENOSYS
 
 HP_EXPORT DIR *opendir(const char *path)
 {

@@ -1,13 +1,13 @@
 /* io.c — the I/O view's data hooks: read, write and their positioned, vectored, socket and
  * `_chk` (fortify) forms, the calls that move data between two descriptors, syncs and seeks.
- * Also resolves every real I/O function (hp_resolve_io, called from hp_resolve).
+ * Also resolves every real I/O function (hp_resolve_io, called from hp_resolve; the list is
+ * preload/io_fns.h).
  *
  * A counted call: look the descriptor's record up in the flat fd table (two loads, no lock), read
  * the clock, make the real call, read the clock, add to the record (plain stores by the thread
  * that owns the record, atomic adds by any other: collectors/io.h) and to the thread's own I/O
  * time (plain stores). errno is only read, never written. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/socket.h>
@@ -18,114 +18,9 @@
 #include "io_raw.h"
 #include "io_real.h"
 
-#define LOOKUP(field, name) (*(void **)&hp_hot.io.field = dlsym(RTLD_NEXT, name))
-
 void hp_resolve_io(void)
 {
-    LOOKUP(read, "read");
-    LOOKUP(write, "write");
-    LOOKUP(pread, "pread");
-    LOOKUP(pread64, "pread64");
-    LOOKUP(pwrite, "pwrite");
-    LOOKUP(pwrite64, "pwrite64");
-    LOOKUP(readv, "readv");
-    LOOKUP(writev, "writev");
-    LOOKUP(preadv, "preadv");
-    LOOKUP(preadv64, "preadv64");
-    LOOKUP(pwritev, "pwritev");
-    LOOKUP(pwritev64, "pwritev64");
-    LOOKUP(preadv2, "preadv2");
-    LOOKUP(preadv64v2, "preadv64v2");
-    LOOKUP(pwritev2, "pwritev2");
-    LOOKUP(pwritev64v2, "pwritev64v2");
-    LOOKUP(read_chk, "__read_chk");
-    LOOKUP(pread_chk, "__pread_chk");
-    LOOKUP(pread64_chk, "__pread64_chk");
-    LOOKUP(send, "send");
-    LOOKUP(recv, "recv");
-    LOOKUP(sendto, "sendto");
-    LOOKUP(recvfrom, "recvfrom");
-    LOOKUP(sendmsg, "sendmsg");
-    LOOKUP(recvmsg, "recvmsg");
-    LOOKUP(sendmmsg, "sendmmsg");
-    LOOKUP(recvmmsg, "recvmmsg");
-    LOOKUP(recv_chk, "__recv_chk");
-    LOOKUP(recvfrom_chk, "__recvfrom_chk");
-    LOOKUP(socket, "socket");
-    LOOKUP(socketpair, "socketpair");
-    LOOKUP(accept, "accept");
-    LOOKUP(accept4, "accept4");
-    LOOKUP(connect, "connect");
-    LOOKUP(bind, "bind");
-    LOOKUP(listen, "listen");
-    LOOKUP(sendfile, "sendfile");
-    LOOKUP(sendfile64, "sendfile64");
-    LOOKUP(copy_file_range, "copy_file_range");
-    LOOKUP(splice, "splice");
-    LOOKUP(fsync, "fsync");
-    LOOKUP(fdatasync, "fdatasync");
-    LOOKUP(lseek, "lseek");
-    LOOKUP(lseek64, "lseek64");
-    LOOKUP(open, "open");
-    LOOKUP(open64, "open64");
-    LOOKUP(openat, "openat");
-    LOOKUP(openat64, "openat64");
-    LOOKUP(creat, "creat");
-    LOOKUP(creat64, "creat64");
-    LOOKUP(open_2, "__open_2");
-    LOOKUP(open64_2, "__open64_2");
-    LOOKUP(openat_2, "__openat_2");
-    LOOKUP(openat64_2, "__openat64_2");
-    LOOKUP(close, "close");
-    LOOKUP(close_range, "close_range");
-    LOOKUP(closefrom, "closefrom");
-    LOOKUP(syscall, "syscall");
-    LOOKUP(dup, "dup");
-    LOOKUP(dup2, "dup2");
-    LOOKUP(dup3, "dup3");
-    LOOKUP(fcntl, "fcntl");
-    LOOKUP(fcntl64, "fcntl64");
-    LOOKUP(pipe, "pipe");
-    LOOKUP(pipe2, "pipe2");
-    LOOKUP(fopen, "fopen");
-    LOOKUP(fopen64, "fopen64");
-    LOOKUP(freopen, "freopen");
-    LOOKUP(freopen64, "freopen64");
-    LOOKUP(fdopen, "fdopen");
-    LOOKUP(fclose, "fclose");
-    LOOKUP(fread, "fread");
-    LOOKUP(fread_unlocked, "fread_unlocked");
-    LOOKUP(fread_chk, "__fread_chk");
-    LOOKUP(fread_unlocked_chk, "__fread_unlocked_chk");
-    LOOKUP(fwrite, "fwrite");
-    LOOKUP(fwrite_unlocked, "fwrite_unlocked");
-    LOOKUP(fgets, "fgets");
-    LOOKUP(fgets_unlocked, "fgets_unlocked");
-    LOOKUP(fgets_chk, "__fgets_chk");
-    LOOKUP(fgets_unlocked_chk, "__fgets_unlocked_chk");
-    LOOKUP(fputs, "fputs");
-    LOOKUP(fputs_unlocked, "fputs_unlocked");
-    LOOKUP(puts, "puts");
-    LOOKUP(fputc, "fputc");
-    LOOKUP(putc, "putc");
-    LOOKUP(putchar, "putchar");
-    LOOKUP(vfprintf, "vfprintf");
-    LOOKUP(vfprintf_chk, "__vfprintf_chk");
-    LOOKUP(vdprintf, "vdprintf");
-    LOOKUP(vdprintf_chk, "__vdprintf_chk");
-    LOOKUP(getline, "getline");
-    LOOKUP(getdelim, "getdelim");
-    LOOKUP(getdelim_internal, "__getdelim");
-    LOOKUP(fflush, "fflush");
-    LOOKUP(fseek, "fseek");
-    LOOKUP(fseeko, "fseeko");
-    LOOKUP(fseeko64, "fseeko64");
-    LOOKUP(eventfd, "eventfd");
-    LOOKUP(epoll_create1, "epoll_create1");
-    LOOKUP(timerfd_create, "timerfd_create");
-    LOOKUP(signalfd, "signalfd");
-    LOOKUP(memfd_create, "memfd_create");
-    LOOKUP(inotify_init1, "inotify_init1");
+    HP_REAL_LOOKUPS(HP_IO_FNS, hp_hot.io);
     __atomic_store_n(&hp_hot.io_resolved, 1, __ATOMIC_RELEASE);
 }
 

@@ -6,10 +6,10 @@
  * it.
  *
  * Before libhotpath.so has looked the real functions up (another library's constructor locking
- * early), the plain lock functions go to glibc's __pthread_* aliases; condition variables are
- * looked up at their first call, at the GLIBC_2.3.2 version (plain dlsym finds the old one). */
+ * early), the plain lock functions go to glibc's __pthread_* aliases; the others (condition
+ * variables among them, at the GLIBC_2.3.2 version: a plain lookup finds the old one) are looked
+ * up at their first call then. The list: LOCK_FNS. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,76 +22,68 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* glibc's own entry points under their old names, bound by version (they are not default
- * versions, so a plain reference does not link). */
-#define GLIBC_OLD(name, ret, args)                                                              \
-    extern ret name##_early args;                                                             \
-    __asm__(".symver " #name "_early, __" #name "@GLIBC_2.2.5")
-GLIBC_OLD(pthread_mutex_lock, int, (pthread_mutex_t *));
-GLIBC_OLD(pthread_mutex_trylock, int, (pthread_mutex_t *));
-GLIBC_OLD(pthread_mutex_unlock, int, (pthread_mutex_t *));
-GLIBC_OLD(pthread_mutex_init, int, (pthread_mutex_t *, const pthread_mutexattr_t *));
-GLIBC_OLD(pthread_mutex_destroy, int, (pthread_mutex_t *));
-GLIBC_OLD(pthread_rwlock_rdlock, int, (pthread_rwlock_t *));
-GLIBC_OLD(pthread_rwlock_wrlock, int, (pthread_rwlock_t *));
-GLIBC_OLD(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t *));
-GLIBC_OLD(pthread_rwlock_trywrlock, int, (pthread_rwlock_t *));
-GLIBC_OLD(pthread_rwlock_unlock, int, (pthread_rwlock_t *));
-GLIBC_OLD(pthread_rwlock_init, int, (pthread_rwlock_t *, const pthread_rwlockattr_t *));
-GLIBC_OLD(pthread_rwlock_destroy, int, (pthread_rwlock_t *));
-
 typedef const struct timespec *ts_t;
 
+/* The real functions (real_lookup.h), looked up by hp_resolve_locks (from hp_resolve, or from the
+ * first call of a hook that finds its function missing, NEED), in this order. EARLY ones have
+ * glibc's own entry point under its old name (__pthread_mutex_lock@GLIBC_2.2.5) until then, for a
+ * lock taken before the constructor; the condition waits want the GLIBC_2.3.2 version. */
+#define LOCK_FNS(X, C)                                                                          \
+    X(C, mutex_lock,      "pthread_mutex_lock",         NULL, EARLY, int, (pthread_mutex_t *)) \
+    X(C, mutex_trylock,   "pthread_mutex_trylock",      NULL, EARLY, int, (pthread_mutex_t *)) \
+    X(C, mutex_unlock,    "pthread_mutex_unlock",       NULL, EARLY, int, (pthread_mutex_t *)) \
+    X(C, mutex_init,      "pthread_mutex_init",         NULL, EARLY, int,                       \
+      (pthread_mutex_t *, const pthread_mutexattr_t *))                                         \
+    X(C, mutex_destroy,   "pthread_mutex_destroy",      NULL, EARLY, int, (pthread_mutex_t *)) \
+    X(C, mutex_timedlock, "pthread_mutex_timedlock",    NULL, EAGER, int, (pthread_mutex_t *, ts_t)) \
+    X(C, mutex_clocklock, "pthread_mutex_clocklock",    NULL, EAGER, int,                       \
+      (pthread_mutex_t *, clockid_t, ts_t))                                                     \
+    X(C, rw_rdlock,       "pthread_rwlock_rdlock",      NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_wrlock,       "pthread_rwlock_wrlock",      NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_tryrdlock,    "pthread_rwlock_tryrdlock",   NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_trywrlock,    "pthread_rwlock_trywrlock",   NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_unlock,       "pthread_rwlock_unlock",      NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_init,         "pthread_rwlock_init",        NULL, EARLY, int,                       \
+      (pthread_rwlock_t *, const pthread_rwlockattr_t *))                                       \
+    X(C, rw_destroy,      "pthread_rwlock_destroy",     NULL, EARLY, int, (pthread_rwlock_t *)) \
+    X(C, rw_timedrdlock,  "pthread_rwlock_timedrdlock", NULL, EAGER, int, (pthread_rwlock_t *, ts_t)) \
+    X(C, rw_timedwrlock,  "pthread_rwlock_timedwrlock", NULL, EAGER, int, (pthread_rwlock_t *, ts_t)) \
+    X(C, rw_clockrdlock,  "pthread_rwlock_clockrdlock", NULL, EAGER, int,                       \
+      (pthread_rwlock_t *, clockid_t, ts_t))                                                    \
+    X(C, rw_clockwrlock,  "pthread_rwlock_clockwrlock", NULL, EAGER, int,                       \
+      (pthread_rwlock_t *, clockid_t, ts_t))                                                    \
+    X(C, cond_wait,       "pthread_cond_wait",          "GLIBC_2.3.2", EAGER, int,              \
+      (pthread_cond_t *, pthread_mutex_t *))                                                    \
+    X(C, cond_timedwait,  "pthread_cond_timedwait",     "GLIBC_2.3.2", EAGER, int,              \
+      (pthread_cond_t *, pthread_mutex_t *, ts_t))                                              \
+    X(C, cond_clockwait,  "pthread_cond_clockwait",     NULL, EAGER, int,                       \
+      (pthread_cond_t *, pthread_mutex_t *, clockid_t, ts_t))
+
+/* An EARLY entry's fallback: glibc's own entry point under its old name, bound by version (it is
+ * not a default version, so a plain reference does not link). */
+#define EARLY_DECL_(C, field, sym, ver, how, ret, params) EARLY_DECL_##how(field, sym, ret, params)
+#define EARLY_DECL_EARLY(field, sym, ret, params)                                               \
+    extern ret early_##field params;                                                            \
+    __asm__(".symver early_" #field ", __" sym "@GLIBC_2.2.5");
+#define EARLY_DECL_EAGER(field, sym, ret, params)
+LOCK_FNS(EARLY_DECL_, _)
+
+#define EARLY_INIT_(C, field, sym, ver, how, ret, params) EARLY_INIT_##how(field)
+#define EARLY_INIT_EARLY(field) .field = early_##field,
+#define EARLY_INIT_EAGER(field)
+
 static struct {
-    int (*mutex_lock)(pthread_mutex_t *);
-    int (*mutex_trylock)(pthread_mutex_t *);
-    int (*mutex_unlock)(pthread_mutex_t *);
-    int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
-    int (*mutex_destroy)(pthread_mutex_t *);
-    int (*mutex_timedlock)(pthread_mutex_t *, ts_t);
-    int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, ts_t);
-    int (*rw_rdlock)(pthread_rwlock_t *);
-    int (*rw_wrlock)(pthread_rwlock_t *);
-    int (*rw_tryrdlock)(pthread_rwlock_t *);
-    int (*rw_trywrlock)(pthread_rwlock_t *);
-    int (*rw_unlock)(pthread_rwlock_t *);
-    int (*rw_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
-    int (*rw_destroy)(pthread_rwlock_t *);
-    int (*rw_timedrdlock)(pthread_rwlock_t *, ts_t);
-    int (*rw_timedwrlock)(pthread_rwlock_t *, ts_t);
-    int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t, ts_t);
-    int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t, ts_t);
-    int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
-    int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, ts_t);
-    int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, ts_t);
-} lk = {
-    .mutex_lock = pthread_mutex_lock_early,
-    .mutex_trylock = pthread_mutex_trylock_early,
-    .mutex_unlock = pthread_mutex_unlock_early,
-    .mutex_init = pthread_mutex_init_early,
-    .mutex_destroy = pthread_mutex_destroy_early,
-    .rw_rdlock = pthread_rwlock_rdlock_early,
-    .rw_wrlock = pthread_rwlock_wrlock_early,
-    .rw_tryrdlock = pthread_rwlock_tryrdlock_early,
-    .rw_trywrlock = pthread_rwlock_trywrlock_early,
-    .rw_unlock = pthread_rwlock_unlock_early,
-    .rw_init = pthread_rwlock_init_early,
-    .rw_destroy = pthread_rwlock_destroy_early,
-};
+    HP_REAL_FIELDS(LOCK_FNS)
+} lk = { LOCK_FNS(EARLY_INIT_, _) };
 
 static __thread int lk_resolving __attribute__((tls_model("initial-exec")));
 
-static void *next_fn(const char *name, const char *version)
-{
-    void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
-    return f ? f : dlsym(RTLD_NEXT, name);
-}
-
-#define LK(field, name, version)                                                                \
-    do {                                                                                      \
-        void *f_ = next_fn(name, version);                                                    \
+/* Found, it replaces the early fallback: a hook on another thread may be reading it. */
+#define LK_(C, field, sym, ver, how, ret, params)                                               \
+    {                                                                                         \
+        void *f_ = hp_real_lookup(sym, ver);                                                  \
         if (f_) __atomic_store_n((void **)&lk.field, f_, __ATOMIC_RELEASE);                   \
-    } while (0)
+    }
 
 /* Called from hp_resolve(), and by a hook that finds a function not yet looked up. */
 void hp_resolve_locks(void)
@@ -100,27 +92,7 @@ void hp_resolve_locks(void)
     if (atomic_load_explicit(&done, memory_order_acquire) || lk_resolving) return;
     lk_resolving = 1;
     int saved = errno;
-    LK(mutex_lock, "pthread_mutex_lock", NULL);
-    LK(mutex_trylock, "pthread_mutex_trylock", NULL);
-    LK(mutex_unlock, "pthread_mutex_unlock", NULL);
-    LK(mutex_init, "pthread_mutex_init", NULL);
-    LK(mutex_destroy, "pthread_mutex_destroy", NULL);
-    LK(mutex_timedlock, "pthread_mutex_timedlock", NULL);
-    LK(mutex_clocklock, "pthread_mutex_clocklock", NULL);
-    LK(rw_rdlock, "pthread_rwlock_rdlock", NULL);
-    LK(rw_wrlock, "pthread_rwlock_wrlock", NULL);
-    LK(rw_tryrdlock, "pthread_rwlock_tryrdlock", NULL);
-    LK(rw_trywrlock, "pthread_rwlock_trywrlock", NULL);
-    LK(rw_unlock, "pthread_rwlock_unlock", NULL);
-    LK(rw_init, "pthread_rwlock_init", NULL);
-    LK(rw_destroy, "pthread_rwlock_destroy", NULL);
-    LK(rw_timedrdlock, "pthread_rwlock_timedrdlock", NULL);
-    LK(rw_timedwrlock, "pthread_rwlock_timedwrlock", NULL);
-    LK(rw_clockrdlock, "pthread_rwlock_clockrdlock", NULL);
-    LK(rw_clockwrlock, "pthread_rwlock_clockwrlock", NULL);
-    LK(cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
-    LK(cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
-    LK(cond_clockwait, "pthread_cond_clockwait", NULL);
+    LOCK_FNS(LK_, _)
     errno = saved;
     lk_resolving = 0;
     atomic_store_explicit(&done, 1, memory_order_release);

@@ -2,7 +2,6 @@
  * thread apart from the heap, since interpreters and custom allocators keep their arenas there.
  * glibc's own large-block mmaps are internal calls and never come here, so nothing counts twice. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -15,17 +14,19 @@
 #include "../collectors/unwind.h"
 #include "real.h"
 
+/* The real functions, looked up in hp_resolve (real_lookup.h). */
+#define MMAP_FNS(X, C)                                                                  \
+    X(C, mmap,   "mmap",   NULL, EAGER, void *, (void *, size_t, int, int, int, off_t)) \
+    X(C, munmap, "munmap", NULL, EAGER, int, (void *, size_t))                          \
+    X(C, mremap, "mremap", NULL, EAGER, void *, (void *, size_t, size_t, int, ...))
+
 static struct {
-    void *(*mmap)(void *, size_t, int, int, int, off_t);
-    int (*munmap)(void *, size_t);
-    void *(*mremap)(void *, size_t, size_t, int, ...);
+    HP_REAL_FIELDS(MMAP_FNS)
 } real;
 
 void hp_resolve_mmap(void)
 {
-    *(void **)&real.mmap = dlsym(RTLD_NEXT, "mmap");
-    *(void **)&real.munmap = dlsym(RTLD_NEXT, "munmap");
-    *(void **)&real.mremap = dlsym(RTLD_NEXT, "mremap");
+    HP_REAL_LOOKUPS(MMAP_FNS, real);
 }
 
 static int ready(void)

@@ -9,37 +9,43 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "../collectors/real_lookup.h"
 #include "../collectors/thread_state.h"
 #include "io_fns.h"
 
 #define HP_EXPORT __attribute__((visibility("default")))
 
+/* The real functions of the malloc family, threads, fork and exit, and signals (real_lookup.h).
+ * malloc is looked up last in hp_resolve: a non-NULL malloc means every lookup is done. */
+#define HP_REAL_FNS(X, C)                                                                                                                \
+    X(C, malloc,             "malloc",             NULL, LAST,  void *, (size_t))                                                       \
+    X(C, free,               "free",               NULL, EAGER, void, (void *))                                                         \
+    X(C, calloc,             "calloc",             NULL, EAGER, void *, (size_t, size_t))                                               \
+    X(C, realloc,            "realloc",            NULL, EAGER, void *, (void *, size_t))                                               \
+    X(C, posix_memalign,     "posix_memalign",     NULL, EAGER, int, (void **, size_t, size_t))                                         \
+    X(C, aligned_alloc,      "aligned_alloc",      NULL, EAGER, void *, (size_t, size_t))                                               \
+    X(C, memalign,           "memalign",           NULL, EAGER, void *, (size_t, size_t))                                               \
+    X(C, valloc,             "valloc",             NULL, EAGER, void *, (size_t))                                                       \
+    X(C, pvalloc,            "pvalloc",            NULL, EAGER, void *, (size_t))                                                       \
+    X(C, usable_size,        "malloc_usable_size", NULL, EAGER, size_t, (void *))                                                       \
+    X(C, pthread_create,     "pthread_create",     NULL, EAGER, int, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))  \
+    X(C, pthread_exit,       "pthread_exit",       NULL, EAGER, __attribute__((noreturn)) void, (void *))                               \
+    X(C, pthread_setname_np, "pthread_setname_np", NULL, EAGER, int, (pthread_t, const char *))                                         \
+    X(C, pthread_cancel,     "pthread_cancel",     NULL, EAGER, int, (pthread_t))                                                       \
+    X(C, thrd_create,        "thrd_create",        NULL, EAGER, int, (void *, int (*)(void *), void *))                                 \
+    X(C, timer_create,       "timer_create",       NULL, EAGER, int, (clockid_t, struct sigevent *, timer_t *))                         \
+    X(C, mq_notify,          "mq_notify",          NULL, EAGER, int, (int, const struct sigevent *))                                    \
+    X(C, prctl,              "prctl",              NULL, EAGER, int, (int, unsigned long, unsigned long, unsigned long, unsigned long)) \
+    X(C, fork,               "fork",               NULL, EAGER, pid_t, (void))                                                          \
+    X(C, setsid,             "setsid",             NULL, EAGER, pid_t, (void))                                                          \
+    X(C, daemon,             "daemon",             NULL, EAGER, int, (int, int))                                                        \
+    X(C, exit_,              "_exit",              NULL, EAGER, __attribute__((noreturn)) void, (int))                                  \
+    X(C, Exit_,              "_Exit",              NULL, EAGER, __attribute__((noreturn)) void, (int))                                  \
+    X(C, sigaction,          "sigaction",          NULL, EAGER, int, (int, const struct sigaction *, struct sigaction *))               \
+    X(C, signal,             "signal",             NULL, EAGER, __sighandler_t, (int, __sighandler_t))
+
 struct hp_real {
-    void *(*malloc)(size_t);
-    void (*free)(void *);
-    void *(*calloc)(size_t, size_t);
-    void *(*realloc)(void *, size_t);
-    int (*posix_memalign)(void **, size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);
-    void *(*memalign)(size_t, size_t);
-    void *(*valloc)(size_t);
-    void *(*pvalloc)(size_t);
-    size_t (*usable_size)(void *);
-    int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-    void (*pthread_exit)(void *) __attribute__((noreturn));
-    int (*pthread_setname_np)(pthread_t, const char *);
-    int (*pthread_cancel)(pthread_t);
-    int (*thrd_create)(void *, int (*)(void *), void *);
-    int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
-    int (*mq_notify)(int, const struct sigevent *);
-    int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-    pid_t (*fork)(void);
-    pid_t (*setsid)(void);
-    int (*daemon)(int, int);
-    void (*exit_)(int) __attribute__((noreturn));
-    void (*Exit_)(int) __attribute__((noreturn));
-    int (*sigaction)(int, const struct sigaction *, struct sigaction *);
-    __sighandler_t (*signal)(int, __sighandler_t);
+    HP_REAL_FIELDS(HP_REAL_FNS)
 };
 
 struct hp_fdtab;

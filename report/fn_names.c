@@ -8,6 +8,7 @@
 
 #include "../collectors/hash.h"
 #include "../collectors/memory.h"
+#include "../collectors/real_lookup.h"
 #include "../collectors/symbols.h"
 #include "json.h"
 
@@ -88,7 +89,7 @@ int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *
 static void as_wrapped(const char *name, char *module, size_t size)
 {
     Dl_info info;
-    void *wrapped = strncmp(module, "libhotpath", 10) == 0 ? dlsym(RTLD_NEXT, name) : NULL;
+    void *wrapped = strncmp(module, "libhotpath", 10) == 0 ? hp_real_lookup(name, NULL) : NULL;
     if (!wrapped || !dladdr(wrapped, &info) || !info.dli_fname) return;
     const char *base = strrchr(info.dli_fname, '/');
     snprintf(module, size, "%s", base ? base + 1 : info.dli_fname);
