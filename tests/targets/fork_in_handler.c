@@ -35,9 +35,19 @@ static void *nothing(void *arg)
     return arg;
 }
 
+/* glibc's fork takes malloc's locks: a fork from a handler that interrupted malloc hangs without
+ * the profiler too. The starter's first allocation (its arena) and first thread (its stack, which
+ * glibc then caches and reuses with its TLS) come before any signal; from then on its
+ * pthread_create and pthread_join allocate nothing of glibc's, and a hang is the profiler's. */
+static volatile int ready;
+
 static void *starter(void *arg)
 {
     (void)arg;
+    free(malloc(64));
+    pthread_t first;
+    if (pthread_create(&first, NULL, nothing, NULL) == 0) pthread_join(first, NULL);
+    ready = 1;
     while (!stop) {
         pthread_t t;
         if (pthread_create(&t, NULL, nothing, NULL) == 0) pthread_join(t, NULL);
@@ -55,6 +65,7 @@ int main(int argc, char **argv)
     pthread_t t;
     pthread_create(&t, NULL, starter, NULL);
     struct timespec start, now, gap = { 0, 300000 };
+    while (!ready) nanosleep(&gap, NULL);
     clock_gettime(CLOCK_MONOTONIC, &start);
     do {
         pthread_kill(t, SIGUSR1);
