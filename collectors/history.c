@@ -19,11 +19,16 @@ struct gathered {
     double v[HP_SM_COUNT];
 };
 
-static hp_spinlock history_lock = HP_SPINLOCK_INIT;
-static struct hp_series_set set;
-static int set_ready;
-static struct gathered *gathered;     /* the sampler's own buffer */
-static uint32_t cap_gathered;
+/* The history's state: the series, and the sampler's buffer for a pass. */
+static struct {
+    hp_spinlock lock;                 /* the set, against a snapshot */
+    struct hp_series_set set;         /* the series, made on first use */
+    int set_ready;                    /* the set is made */
+    struct gathered *gathered;        /* the sampler's own buffer */
+    uint32_t cap_gathered;
+} history = {
+    .lock = HP_SPINLOCK_INIT,
+};
 
 /* The basis of the trend: live bytes by allocating thread where the allocation call-site view
  * runs (a producer whose consumer frees everything does not grow), else the thread's Diff. */
@@ -46,16 +51,16 @@ static enum hp_series_metric basis_metric(enum hp_trend_basis basis)
 static uint32_t gather(int with_live)
 {
     uint32_t n = 0, count = hp_registry_count();
-    if (count > cap_gathered) {
-        struct gathered *g = hp_realloc(gathered, count * sizeof *g);
+    if (count > history.cap_gathered) {
+        struct gathered *g = hp_realloc(history.gathered, count * sizeof *g);
         if (!g) return 0;
-        gathered = g;
-        cap_gathered = count;
+        history.gathered = g;
+        history.cap_gathered = count;
     }
     for (uint32_t i = 0; i < count; i++) {
         const struct hp_record *r = hp_record_at(i);
         if (r->unused || r->gone || r->tid == 0) continue;
-        struct gathered *g = &gathered[n++];
+        struct gathered *g = &history.gathered[n++];
         struct hp_counts c;
         hp_record_counts(r, &c);
         g->index = r->index;
@@ -73,9 +78,9 @@ static uint32_t gather(int with_live)
 /* Under the history lock: the set, made on first use. */
 static void ready_set(void)
 {
-    if (set_ready) return;
-    hp_series_init(&set, (size_t)hp_config.history_mb << 20, HP_HISTORY_COLUMNS);
-    set_ready = 1;
+    if (history.set_ready) return;
+    hp_series_init(&history.set, (size_t)hp_config.history_mb << 20, HP_HISTORY_COLUMNS);
+    history.set_ready = 1;
 }
 
 void hp_history_record(void)
@@ -87,24 +92,24 @@ void hp_history_record(void)
     hp_registry_lock();
     uint32_t n = gather(current_basis() == HP_BASIS_LIVE);
     hp_registry_unlock();
-    hp_spin_lock(&history_lock);
+    hp_spin_lock(&history.lock);
     ready_set();
-    if (hp_series_pass(&set, now, (double)f.rss_bytes) == 0) {
+    if (hp_series_pass(&history.set, now, (double)f.rss_bytes) == 0) {
         for (uint32_t i = 0; i < n; i++)
-            hp_series_add(&set, gathered[i].index, gathered[i].tid, gathered[i].name, gathered[i].v);
-        hp_series_end_missing(&set);
+            hp_series_add(&history.set, history.gathered[i].index, history.gathered[i].tid, history.gathered[i].name, history.gathered[i].v);
+        hp_series_end_missing(&history.set);
     }
-    hp_spin_unlock(&history_lock);
+    hp_spin_unlock(&history.lock);
 }
 
 void hp_history_reset_in_child(void)
 {
     /* The parent's sampler may have held the lock or been mid-change when the process forked:
      * start empty. The parent's copy is left to the child's copy-on-write pages, not freed. */
-    atomic_flag_clear(&history_lock.held);
-    set_ready = 0;
-    gathered = NULL;
-    cap_gathered = 0;
+    atomic_flag_clear(&history.lock.held);
+    history.set_ready = 0;
+    history.gathered = NULL;
+    history.cap_gathered = 0;
 }
 
 /* The trend of every series of set, into trends[] (one per series). */
@@ -131,13 +136,13 @@ int hp_history_snapshot(struct hp_history_snap *out, int with_points)
     if (!hp_config.history_mb) return -1;
     out->basis = current_basis();
     out->interval_ms = hp_config.interval_ms;
-    hp_spin_lock(&history_lock);
+    hp_spin_lock(&history.lock);
     ready_set();
-    out->memory_bytes = hp_series_bytes(&set);
-    out->trends = hp_alloc((set.nseries ? set.nseries : 1) * sizeof *out->trends);
-    int rc = out->trends ? hp_series_copy(&out->set, &set, with_points) : -1;
-    if (rc == 0 && !with_points) compute_trends(&set, out->basis, out->trends);
-    hp_spin_unlock(&history_lock);
+    out->memory_bytes = hp_series_bytes(&history.set);
+    out->trends = hp_alloc((history.set.nseries ? history.set.nseries : 1) * sizeof *out->trends);
+    int rc = out->trends ? hp_series_copy(&out->set, &history.set, with_points) : -1;
+    if (rc == 0 && !with_points) compute_trends(&history.set, out->basis, out->trends);
+    hp_spin_unlock(&history.lock);
     if (rc != 0) {
         hp_free(out->trends);
         out->trends = NULL;

@@ -21,6 +21,7 @@
 
 #define MAX_OPEN 16
 
+/* libdw's functions, looked up once at the first line lookup, and whether that worked. */
 static struct {
     Dwfl *(*begin)(const Dwfl_Callbacks *);
     void (*end)(Dwfl *);
@@ -34,10 +35,9 @@ static struct {
     Dwarf_Attribute *(*attr)(Dwarf_Die *, unsigned int, Dwarf_Attribute *);
     const char *(*formstring)(Dwarf_Attribute *);
     Dwfl_Callbacks callbacks;
+    _Atomic int refused;              /* no line lookups from now on (hp_lines_refuse) */
+    _Atomic int state;                /* 0 not tried, 1 loaded, -1 not available */
 } dw;
-
-static _Atomic int refused;
-static _Atomic int state;   /* 0 not tried, 1 loaded, -1 not available */
 
 struct session {
     char path[512];
@@ -52,14 +52,14 @@ struct hp_lines {
 
 void hp_lines_refuse(void)
 {
-    atomic_store(&refused, 1);
+    atomic_store(&dw.refused, 1);
 }
 
 #define SYM(field, name) (*(void **)&dw.field = dlsym(h, name))
 
 static int load(void)
 {
-    int st = atomic_load(&state);
+    int st = atomic_load(&dw.state);
     if (st) return st;
     if (hp_loader_walks_off || hp_loader_no_dlopen) return -1;   /* loader_lock.h */
     /* what libdw brings (libelf, libz, ...) is marked as the profiler's own (unloaded.h) */
@@ -75,13 +75,13 @@ static int load(void)
         st = 1;
     else
         st = -1;   /* a handle that lacks a symbol stays loaded: libdw is never unloaded */
-    atomic_store(&state, st);
+    atomic_store(&dw.state, st);
     return st;
 }
 
 struct hp_lines *hp_lines_open(void)
 {
-    if (atomic_load(&refused) || load() != 1) return NULL;
+    if (atomic_load(&dw.refused) || load() != 1) return NULL;
     return hp_alloc(sizeof(struct hp_lines));
 }
 
@@ -116,7 +116,7 @@ static struct session *session_of(struct hp_lines *l, const char *path)
 int hp_lines_find(struct hp_lines *l, const char *path, uintptr_t off, char *file, size_t size,
                   unsigned *line)
 {
-    if (!l || atomic_load(&refused)) return 0;
+    if (!l || atomic_load(&dw.refused)) return 0;
     struct session *s = session_of(l, path);
     if (!s || !s->mod) return 0;
     Dwarf_Addr bias = 0;

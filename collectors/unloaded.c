@@ -18,12 +18,21 @@ struct slot {
     struct hp_unloaded u;
 };
 
-static struct slot slots[SLOTS];
 #define OWN_SLOTS 16
-static struct { _Atomic uintptr_t lo, hi; } own[OWN_SLOTS];
-static _Atomic unsigned nown;
-static hp_spinlock write_lock = HP_SPINLOCK_INIT;
-static uint64_t next_order = 1;   /* under write_lock */
+
+/* The state of the unloaded modules' list: the profiler's own modules, and the writers' order. */
+static struct {
+    struct { _Atomic uintptr_t lo, hi; } own[OWN_SLOTS];   /* the profiler's own modules' ranges */
+    _Atomic unsigned nown;            /* own[] entries written */
+    hp_spinlock write_lock;           /* one writer of the slots at a time */
+    uint64_t next_order;              /* under write_lock */
+} unloaded = {
+    .write_lock = HP_SPINLOCK_INIT,
+    .next_order = 1,
+};
+/* The unloaded modules, apart from the struct: its initializer puts it in .data, and the slots'
+ * paths stay in .bss. */
+static struct slot slots[SLOTS];
 
 struct hp_dl_list {
     unsigned n, cap;
@@ -124,7 +133,7 @@ static int mark_one(struct dl_phdr_info *info, size_t size, void *data)
 
 static void record(const struct hp_unloaded *u)
 {
-    hp_spin_lock(&write_lock);
+    hp_spin_lock(&unloaded.write_lock);
     /* the same module unloaded again (a plugin loaded in a loop) takes its old slot; else the oldest */
     struct slot *to = &slots[0];
     for (unsigned i = 0; i < SLOTS; i++) {
@@ -139,9 +148,9 @@ static void record(const struct hp_unloaded *u)
     atomic_store_explicit(&to->seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     to->u = *u;
-    to->u.order = next_order++;
+    to->u.order = unloaded.next_order++;
     atomic_store_explicit(&to->seq, seq + 2, memory_order_release);
-    hp_spin_unlock(&write_lock);
+    hp_spin_unlock(&unloaded.write_lock);
 }
 
 void hp_unloaded_after(struct hp_dl_list *before)
@@ -166,30 +175,30 @@ static int own_one(struct dl_phdr_info *info, size_t size, void *data)
     for (unsigned i = 0; i < before->n; i++)
         if (before->mods[i].bias == info->dlpi_addr && strcmp(before->mods[i].path, info->dlpi_name) == 0)
             return 0;
-    unsigned k = atomic_load(&nown);
+    unsigned k = atomic_load(&unloaded.nown);
     if (k == OWN_SLOTS) return 0;
     uintptr_t lo, hi;
     hp_module_range(info, &lo, &hi);
-    atomic_store(&own[k].lo, lo);
-    atomic_store(&own[k].hi, hi);
-    atomic_store(&nown, k + 1);
+    atomic_store(&unloaded.own[k].lo, lo);
+    atomic_store(&unloaded.own[k].hi, hi);
+    atomic_store(&unloaded.nown, k + 1);
     return 0;
 }
 
 void hp_unloaded_mark_own(struct hp_dl_list *before)
 {
     if (!before) return;
-    hp_spin_lock(&write_lock);
+    hp_spin_lock(&unloaded.write_lock);
     hp_walk_modules(own_one, before);
-    hp_spin_unlock(&write_lock);
+    hp_spin_unlock(&unloaded.write_lock);
     hp_free(before);
 }
 
 int hp_unloaded_is_own(uintptr_t addr)
 {
-    unsigned n = atomic_load(&nown);
+    unsigned n = atomic_load(&unloaded.nown);
     for (unsigned i = 0; i < n; i++)
-        if (addr >= atomic_load(&own[i].lo) && addr < atomic_load(&own[i].hi)) return 1;
+        if (addr >= atomic_load(&unloaded.own[i].lo) && addr < atomic_load(&unloaded.own[i].hi)) return 1;
     return 0;
 }
 

@@ -58,36 +58,43 @@ struct client {
     uint64_t deadline;
 };
 
-static int listen_fd = -1;
-static _Atomic unsigned server_turns;        /* the server loop's turns, each after a poll */
-static ino_t listen_ino;
-static unsigned port;
-static int port_explicit_warned;
-static uint64_t lost_at;                   /* when the listener was found gone, 0 if not */
-static uint64_t claimed_at;                /* the last try at the configured port */
-static int claim_from;                     /* a fork child whose parent served the configured port: its pid */
-static int claims_left;
+/* The server's state: its listener, its clients and its registry entry. */
+static struct {
+    int listen_fd;                    /* the listening socket, -1 if none */
+    _Atomic unsigned turns;           /* the server loop's turns, each after a poll */
+    ino_t listen_ino;                 /* its inode: tells whether the number is still ours */
+    unsigned port;                    /* the port it listens on */
+    int port_explicit_warned;         /* the configured port's warning given */
+    uint64_t lost_at;                 /* when the listener was found gone, 0 if not */
+    uint64_t claimed_at;              /* the last try at the configured port */
+    int claim_from;                   /* a fork child whose parent served the configured port: its pid */
+    int claims_left;                  /* tries at the configured port left */
+    struct client clients[MAX_CLIENTS];   /* start and fork touch every client: one page, the heads apart */
+    char token[HP_TOKEN_MAX];         /* the bearer token asked for, empty if none */
+    int token_auto;                   /* the token made here (written to the registry entry) */
+    _Atomic int tid;                  /* the server thread's id, 0 before it runs */
+    _Atomic int given_up;             /* the program ran out of descriptors: hold none */
+    _Atomic int holds_none;           /* the server thread has closed all it held */
+    _Atomic int registered_pid;       /* set by the server thread, read by the final report */
+    _Atomic int ending;               /* the final report has unregistered this image */
+    _Atomic int registering;          /* register_process is writing the file */
+    uint64_t start_unix_ms;           /* the process's start, as the registry entry tells it */
+    _Atomic int wanted;               /* started, and the thread not launched yet */
+    int listener_pending;             /* the start (listener, registry entry) not made yet */
+    int clean_pending;                /* with it, remove stale registry entries (not in a fork child) */
+    hp_spinlock pending_lock;         /* the pending start made once, by whichever caller is first */
+} server = {
+    .listen_fd = -1,
+    .pending_lock = HP_SPINLOCK_INIT,
+};
 /* The request heads apart from the clients: start and fork touch every client, and they fit in
- * one page that way (the heads are 64 KB that only a connection makes resident). */
-static struct client clients[MAX_CLIENTS];
+ * one page that way (the heads are 64 KB that only a connection makes resident). Apart from the
+ * struct too: its initializer puts it in .data, and the heads stay in .bss. */
 static char client_heads[MAX_CLIENTS][HP_HTTP_HEAD_MAX];
-static char token[HP_TOKEN_MAX];
-static int token_auto;
-static _Atomic int server_tid;
-static _Atomic int given_up;                /* the program ran out of descriptors: hold none */
-static _Atomic int holds_none;             /* the server thread has closed all it held */
-static _Atomic int registered_pid;     /* set by the server thread, read by the final report */
-static _Atomic int ending;             /* the final report has unregistered this image */
-static _Atomic int registering;        /* register_process is writing the file */
-static uint64_t start_unix_ms;
-static _Atomic int wanted;              /* started, and the thread not launched yet */
-static int listener_pending;            /* the start (listener, registry entry) not made yet */
-static int clean_pending;               /* with it, remove stale registry entries (not in a fork child) */
-static hp_spinlock pending_lock = HP_SPINLOCK_INIT;
 
 unsigned hp_server_port(void)
 {
-    return listen_fd >= 0 ? port : 0;
+    return server.listen_fd >= 0 ? server.port : 0;
 }
 
 static void warn_line(const char *line)
@@ -144,15 +151,15 @@ static int open_listener(void)
     if (hp_platform_high_floor() < 0) return -1;
     int fd = new_socket();
     if (fd < 0) return -1;
-    unsigned want = port ? port : hp_config.metrics_port;
+    unsigned want = server.port ? server.port : hp_config.metrics_port;
     if (bind_port(fd, want) != 0) {
         int err = errno;
-        if (hp_config.metrics_port_set && !port_explicit_warned && want == hp_config.metrics_port) {
+        if (hp_config.metrics_port_set && !server.port_explicit_warned && want == hp_config.metrics_port) {
             char line[160];
             snprintf(line, sizeof line, "hotpath: metrics port %u on 127.0.0.1 is %s; serving on another port (see hotpath-console --list)",
                      want, err == EADDRINUSE ? "busy" : "not available");
             warn_line(line);
-            port_explicit_warned = 1;
+            server.port_explicit_warned = 1;
         }
         if (bind_port(fd, 0) != 0) { sys_close(fd); return -1; }
     }
@@ -162,39 +169,39 @@ static int open_listener(void)
     if (syscall(SYS_getsockname, fd, &a, &alen) != 0) { sys_close(fd); return -1; }
     fd = move_high(fd);
     if (fd < 0) return -1;
-    listen_fd = fd;
-    listen_ino = inode_of(fd);
-    port = ntohs(a.sin_port);
+    server.listen_fd = fd;
+    server.listen_ino = inode_of(fd);
+    server.port = ntohs(a.sin_port);
     return 0;
 }
 
 unsigned hp_server_pending_port(void)
 {
-    return listener_pending ? hp_config.metrics_port : 0;
+    return server.listener_pending ? hp_config.metrics_port : 0;
 }
 
 void hp_server_yield_port(unsigned p)
 {
-    int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
+    int fd = __atomic_load_n(&server.listen_fd, __ATOMIC_RELAXED);
     if (p != 0 && fd < 0 && p == hp_config.metrics_port) {
         /* before the listener is made (hp_server_launch): the port is the program's, no busy
          * port to warn about */
-        __atomic_store_n(&port_explicit_warned, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&server.port_explicit_warned, 1, __ATOMIC_RELAXED);
         return;
     }
-    if (p == 0 || fd < 0 || p != __atomic_load_n(&port, __ATOMIC_RELAXED) || !still_ours(fd, listen_ino))
+    if (p == 0 || fd < 0 || p != __atomic_load_n(&server.port, __ATOMIC_RELAXED) || !still_ours(fd, server.listen_ino))
         return;
     /* the server thread finds it gone (check_listener) and never closes that number again; a
      * port the program took is no busy port to warn about */
-    __atomic_store_n(&port_explicit_warned, 1, __ATOMIC_RELAXED);
-    unsigned turn = atomic_load(&server_turns);
+    __atomic_store_n(&server.port_explicit_warned, 1, __ATOMIC_RELAXED);
+    unsigned turn = atomic_load(&server.turns);
     syscall(SYS_shutdown, fd, SHUT_RDWR);    /* wakes the server's poll */
     sys_close(fd);
-    if (!atomic_load(&server_tid)) return;    /* no poll holds it: the port is free now */
+    if (!atomic_load(&server.tid)) return;    /* no poll holds it: the port is free now */
     /* the port is free only once the server's poll has let go of the socket too: wait for its
      * next turn (about a millisecond; at most 100) */
     struct timespec ms = { 0, 1000000 };
-    for (int i = 0; i < 100 && atomic_load(&server_turns) == turn; i++) nanosleep(&ms, NULL);
+    for (int i = 0; i < 100 && atomic_load(&server.turns) == turn; i++) nanosleep(&ms, NULL);
 }
 
 /* Made by the sampler's first pass while the program may be ending: this sees the ending and
@@ -202,14 +209,14 @@ void hp_server_yield_port(unsigned p)
  * neither it nor its .tmp is left behind when the process is gone. */
 static void register_process(void)
 {
-    atomic_store(&registering, 1);
-    if (!atomic_load(&ending)) {
+    atomic_store(&server.registering, 1);
+    if (!atomic_load(&server.ending)) {
         int pid = hp_report_pid();
-        atomic_store(&registered_pid, pid);
-        hp_procfile_write(pid, port, hp_report_command(), start_unix_ms,
-                          token[0] != 0, token_auto ? token : NULL);
+        atomic_store(&server.registered_pid, pid);
+        hp_procfile_write(pid, server.port, hp_report_command(), server.start_unix_ms,
+                          server.token[0] != 0, server.token_auto ? server.token : NULL);
     }
-    atomic_store(&registering, 0);
+    atomic_store(&server.registering, 0);
 }
 
 /* ---- responses ---- */
@@ -313,9 +320,9 @@ static void serve_status(struct client *c, int head_only)
     hp_json_i64(&j, "pid", hp_report_pid());
     hp_json_string(&j, "command", hp_report_command());
     hp_json_u64(&j, "uptime_ns", hp_now_ns() - hp_report_start_ns());
-    hp_json_u64(&j, "start_time_unix_ms", start_unix_ms);
+    hp_json_u64(&j, "start_time_unix_ms", server.start_unix_ms);
     hp_json_u64(&j, "interval_ms", hp_config.interval_ms);
-    hp_json_u64(&j, "port", port);
+    hp_json_u64(&j, "port", server.port);
     hp_json_array_begin(&j, "views");
     for (unsigned i = 0; i < hp_section_count; i++)
         if (hp_config.sections & (1u << hp_sections[i]->id))
@@ -345,7 +352,7 @@ static void serve_history(struct client *c, int head_only)
 static void route(struct client *c, const struct hp_http_request *req)
 {
     int head = req->method == HP_HTTP_HEAD;
-    if (token[0] && !(req->has_auth && hp_http_authorized(req->auth, token))) {
+    if (server.token[0] && !(req->has_auth && hp_http_authorized(req->auth, server.token))) {
         respond_error(c, 401, req->has_auth ? "wrong token" : "token required", NULL, head);
         return;
     }
@@ -395,16 +402,16 @@ static void accept_one(uint64_t now)
 {
     struct client *c = NULL;
     for (int i = 0; i < MAX_CLIENTS && !c; i++)
-        if (clients[i].fd < 0) c = &clients[i];
+        if (server.clients[i].fd < 0) c = &server.clients[i];
     if (!c) return;
     if (hp_platform_high_floor() < 0) return;      /* the limit fell: check_listener closes the listener next */
-    int fd = (int)syscall(SYS_accept4, listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = (int)syscall(SYS_accept4, server.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     fd = move_high(fd);
     if (fd < 0) return;
     c->fd = fd;
     c->ino = inode_of(fd);
-    c->in = client_heads[c - clients];
+    c->in = client_heads[c - server.clients];
     c->in_len = 0;
     c->writing = 0;
     c->draining = 0;
@@ -466,21 +473,21 @@ static void write_response(struct client *c, uint64_t now)
 /* The listener is still ours; if the program closed it, make it again a moment later. */
 static void check_listener(uint64_t now)
 {
-    if (listen_fd >= 0 && hp_platform_high_floor() < 0) {       /* the limit fell under 256: hold nothing */
-        if (still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
-        listen_fd = -1;
-        for (int i = 0; i < MAX_CLIENTS; i++) drop(&clients[i]);
-        lost_at = now;
+    if (server.listen_fd >= 0 && hp_platform_high_floor() < 0) {       /* the limit fell under 256: hold nothing */
+        if (still_ours(server.listen_fd, server.listen_ino)) sys_close(server.listen_fd);
+        server.listen_fd = -1;
+        for (int i = 0; i < MAX_CLIENTS; i++) drop(&server.clients[i]);
+        server.lost_at = now;
         return;
     }
-    if (listen_fd >= 0 && !still_ours(listen_fd, listen_ino)) {
-        listen_fd = -1;                          /* not ours any more: never close it */
-        lost_at = now;
+    if (server.listen_fd >= 0 && !still_ours(server.listen_fd, server.listen_ino)) {
+        server.listen_fd = -1;                          /* not ours any more: never close it */
+        server.lost_at = now;
     }
-    if (listen_fd < 0 && now - lost_at >= RELISTEN_DELAY_NS) {
-        unsigned old = port;
-        if (open_listener() == 0 && port != old) register_process();
-        lost_at = now;
+    if (server.listen_fd < 0 && now - server.lost_at >= RELISTEN_DELAY_NS) {
+        unsigned old = server.port;
+        if (open_listener() == 0 && server.port != old) register_process();
+        server.lost_at = now;
     }
 }
 
@@ -492,11 +499,11 @@ static void check_listener(uint64_t now)
 static void claim_port(uint64_t now)
 {
     unsigned want = hp_config.metrics_port;
-    if (!claim_from || listen_fd < 0 || now - claimed_at < CLAIM_EVERY_NS) return;
-    if (getppid() == claim_from) return;                 /* the parent still runs */
-    claimed_at = now;
-    if (port == want || --claims_left <= 0) claim_from = 0;
-    if (port == want) return;
+    if (!server.claim_from || server.listen_fd < 0 || now - server.claimed_at < CLAIM_EVERY_NS) return;
+    if (getppid() == server.claim_from) return;                 /* the parent still runs */
+    server.claimed_at = now;
+    if (server.port == want || --server.claims_left <= 0) server.claim_from = 0;
+    if (server.port == want) return;
     int fd = new_socket();
     if (fd < 0) return;
     if (bind_port(fd, want) != 0 || syscall(SYS_listen, fd, BACKLOG) != 0) {
@@ -504,35 +511,35 @@ static void claim_port(uint64_t now)
         return;
     }
     if ((fd = move_high(fd)) < 0) return;
-    if (still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
-    listen_fd = fd;
-    listen_ino = inode_of(fd);
-    __atomic_store_n(&port, want, __ATOMIC_RELAXED);
-    claim_from = 0;
-    if (atomic_load(&registered_pid)) register_process();
+    if (still_ours(server.listen_fd, server.listen_ino)) sys_close(server.listen_fd);
+    server.listen_fd = fd;
+    server.listen_ino = inode_of(fd);
+    __atomic_store_n(&server.port, want, __ATOMIC_RELAXED);
+    server.claim_from = 0;
+    if (atomic_load(&server.registered_pid)) register_process();
 }
 
 /* The program ran out of descriptors (hp_server_give_up): close everything, serve no more. */
 static void let_go(void)
 {
-    if (listen_fd >= 0 && still_ours(listen_fd, listen_ino)) sys_close(listen_fd);
-    listen_fd = -1;
-    for (int i = 0; i < MAX_CLIENTS; i++) drop(&clients[i]);
-    atomic_store(&holds_none, 1);
+    if (server.listen_fd >= 0 && still_ours(server.listen_fd, server.listen_ino)) sys_close(server.listen_fd);
+    server.listen_fd = -1;
+    for (int i = 0; i < MAX_CLIENTS; i++) drop(&server.clients[i]);
+    atomic_store(&server.holds_none, 1);
 }
 
 static void *server_main(void *arg)
 {
     (void)arg;
     hp_self = hp_registry_profiler_state();
-    atomic_store(&server_tid, hp_platform_gettid());
-    hp_sampler_note_server_thread(atomic_load(&server_tid));
+    atomic_store(&server.tid, hp_platform_gettid());
+    hp_sampler_note_server_thread(atomic_load(&server.tid));
     hp_platform_name_self("hotpath-server");
     struct pollfd pfd[MAX_CLIENTS + 1];
     struct client *who[MAX_CLIENTS + 1];
     for (;;) {
-        atomic_fetch_add(&server_turns, 1);
-        if (atomic_load(&given_up)) {
+        atomic_fetch_add(&server.turns, 1);
+        if (atomic_load(&server.given_up)) {
             let_go();
             poll(NULL, 0, 1000);
             continue;
@@ -543,15 +550,15 @@ static void *server_main(void *arg)
         int n = 0, free_slot = 0;
         uint64_t next = now + 250000000ull;
         for (int i = 0; i < MAX_CLIENTS; i++) {
-            struct client *c = &clients[i];
+            struct client *c = &server.clients[i];
             if (c->fd < 0) { free_slot = 1; continue; }
             if (now >= c->deadline) { drop(c); free_slot = 1; continue; }
             if (c->deadline < next) next = c->deadline;
             pfd[n] = (struct pollfd){ .fd = c->fd, .events = c->writing ? POLLOUT : POLLIN };
             who[n++] = c;
         }
-        if (listen_fd >= 0 && free_slot) {
-            pfd[n] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+        if (server.listen_fd >= 0 && free_slot) {
+            pfd[n] = (struct pollfd){ .fd = server.listen_fd, .events = POLLIN };
             who[n++] = NULL;
         }
         int timeout = (int)((next - now) / 1000000u) + 1;
@@ -590,10 +597,10 @@ static void make_token(void)
     }
     static const char hex[] = "0123456789abcdef";
     for (unsigned i = 0; i < sizeof raw; i++) {
-        token[2 * i] = hex[raw[i] >> 4];
-        token[2 * i + 1] = hex[raw[i] & 15];
+        server.token[2 * i] = hex[raw[i] >> 4];
+        server.token[2 * i + 1] = hex[raw[i] & 15];
     }
-    token[2 * sizeof raw] = 0;
+    server.token[2 * sizeof raw] = 0;
 }
 
 static int launch(void)
@@ -611,37 +618,37 @@ static void start(int clean_stale)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    start_unix_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-    for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
-    if (open_listener() != 0) lost_at = hp_now_ns();
+    server.start_unix_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    for (int i = 0; i < MAX_CLIENTS; i++) server.clients[i].fd = -1;
+    if (open_listener() != 0) server.lost_at = hp_now_ns();
     if (hp_procfile_init() == 0) {
         if (clean_stale) hp_procfile_clean_stale();
-        if (listen_fd >= 0) register_process();
+        if (server.listen_fd >= 0) register_process();
     }
-    atomic_store(&wanted, 1);
+    atomic_store(&server.wanted, 1);
 }
 
 void hp_server_start(void)
 {
     if (hp_config.server_off || hp_config.auth_bad) return;
-    if (hp_config.auth_auto) { make_token(); token_auto = 1; }
-    else snprintf(token, sizeof token, "%s", hp_config.auth_token);
+    if (hp_config.auth_auto) { make_token(); server.token_auto = 1; }
+    else snprintf(server.token, sizeof server.token, "%s", hp_config.auth_token);
     hp_procfile_choose();   /* from the environment as the process starts with it */
-    listener_pending = clean_pending = 1;
+    server.listener_pending = server.clean_pending = 1;
 }
 
 void hp_server_start_child_now(void)
 {
-    hp_spin_lock(&pending_lock);
-    if (listener_pending && !atomic_load(&given_up)) start(clean_pending);   /* a fork child's parent cleaned */
-    listener_pending = 0;
-    hp_spin_unlock(&pending_lock);
+    hp_spin_lock(&server.pending_lock);
+    if (server.listener_pending && !atomic_load(&server.given_up)) start(server.clean_pending);   /* a fork child's parent cleaned */
+    server.listener_pending = 0;
+    hp_spin_unlock(&server.pending_lock);
 }
 
 void hp_server_launch(void)
 {
     hp_server_start_child_now();
-    if (!atomic_exchange(&wanted, 0) || atomic_load(&given_up)) return;
+    if (!atomic_exchange(&server.wanted, 0) || atomic_load(&server.given_up)) return;
     if (launch() != 0) {
         warn_line("hotpath: could not start the metrics server thread");
         return;
@@ -649,7 +656,7 @@ void hp_server_launch(void)
     /* The sampler, which calls this, next looks for a thread of the program's still alive (after
      * main's pthread_exit): the new thread must be known as the profiler's by then. It says its
      * tid first thing. */
-    for (int i = 0; i < 1000 && !atomic_load(&server_tid); i++) {
+    for (int i = 0; i < 1000 && !atomic_load(&server.tid); i++) {
         struct timespec pause = { 0, 100000 };
         nanosleep(&pause, NULL);
     }
@@ -657,60 +664,60 @@ void hp_server_launch(void)
 
 void hp_server_unregister(void)
 {
-    atomic_store(&ending, 1);   /* no registration from now on (register_process) */
+    atomic_store(&server.ending, 1);   /* no registration from now on (register_process) */
     struct timespec ms = { 0, 1000000 };
-    for (int i = 0; i < 200 && atomic_load(&registering); i++) nanosleep(&ms, NULL);   /* one under way */
-    int pid = atomic_load(&registered_pid);
+    for (int i = 0; i < 200 && atomic_load(&server.registering); i++) nanosleep(&ms, NULL);   /* one under way */
+    int pid = atomic_load(&server.registered_pid);
     if (pid && pid == getpid()) hp_procfile_remove(pid);
 }
 
 void hp_server_exec_failed(void)
 {
-    int pid = atomic_load(&registered_pid);
-    atomic_store(&ending, 0);
-    if (pid && pid == getpid() && listen_fd >= 0) register_process();
+    int pid = atomic_load(&server.registered_pid);
+    atomic_store(&server.ending, 0);
+    if (pid && pid == getpid() && server.listen_fd >= 0) register_process();
 }
 
 int hp_server_give_up(void)
 {
-    if (atomic_exchange(&given_up, 1)) return 0;
-    int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
-    if (!atomic_load(&server_tid)) {            /* no server thread: the listener, if any */
+    if (atomic_exchange(&server.given_up, 1)) return 0;
+    int fd = __atomic_load_n(&server.listen_fd, __ATOMIC_RELAXED);
+    if (!atomic_load(&server.tid)) {            /* no server thread: the listener, if any */
         if (fd < 0) return 0;
         let_go();
         return 1;
     }
-    if (fd >= 0 && still_ours(fd, listen_ino)) syscall(SYS_shutdown, fd, SHUT_RDWR);   /* wakes its poll */
+    if (fd >= 0 && still_ours(fd, server.listen_ino)) syscall(SYS_shutdown, fd, SHUT_RDWR);   /* wakes its poll */
     /* the server's poll returns at once, or within its 250 ms turn when the listener was not in it */
     struct timespec ms = { 0, 1000000 };
-    for (int i = 0; i < 500 && !atomic_load(&holds_none); i++) nanosleep(&ms, NULL);
-    return atomic_load(&holds_none);
+    for (int i = 0; i < 500 && !atomic_load(&server.holds_none); i++) nanosleep(&ms, NULL);
+    return atomic_load(&server.holds_none);
 }
 
 void hp_server_restart_in_child(void)
 {
-    if (hp_config.server_off || hp_config.auth_bad || atomic_load(&given_up)) return;
+    if (hp_config.server_off || hp_config.auth_bad || atomic_load(&server.given_up)) return;
     /* a daemon's child (or its child in turn: daemons fork twice) may take the parent's port */
-    int parent_served = (listen_fd >= 0 && port == hp_config.metrics_port) || claim_from;
+    int parent_served = (server.listen_fd >= 0 && server.port == hp_config.metrics_port) || server.claim_from;
     /* the parent's sockets: our copies only */
-    sys_close(listen_fd);
-    listen_fd = -1;
+    sys_close(server.listen_fd);
+    server.listen_fd = -1;
     for (int i = 0; i < MAX_CLIENTS; i++) {
-        sys_close(clients[i].fd);
-        clients[i].fd = -1;
-        hp_buf_free(&clients[i].out);
+        sys_close(server.clients[i].fd);
+        server.clients[i].fd = -1;
+        hp_buf_free(&server.clients[i].out);
     }
-    atomic_store(&server_tid, 0);
+    atomic_store(&server.tid, 0);
     hp_sampler_note_server_thread(0);
-    atomic_store(&registered_pid, 0);
-    atomic_store(&ending, 0);
-    claim_from = parent_served ? getppid() : 0;
-    claims_left = 10;
-    claimed_at = 0;
-    port = 0;
-    port_explicit_warned = 1;       /* the parent said it, if it had to */
-    atomic_store(&wanted, 0);
-    atomic_flag_clear(&pending_lock.held);
-    listener_pending = 1;
-    clean_pending = 0;
+    atomic_store(&server.registered_pid, 0);
+    atomic_store(&server.ending, 0);
+    server.claim_from = parent_served ? getppid() : 0;
+    server.claims_left = 10;
+    server.claimed_at = 0;
+    server.port = 0;
+    server.port_explicit_warned = 1;       /* the parent said it, if it had to */
+    atomic_store(&server.wanted, 0);
+    atomic_flag_clear(&server.pending_lock.held);
+    server.listener_pending = 1;
+    server.clean_pending = 0;
 }

@@ -16,31 +16,39 @@
 
 #define HELD_MAX 6          /* one per output setting */
 
-/* Files opened before a change of credentials, each with the file it was, so that a number the
- * program closed and reused is never written to. */
-static struct held {
+/* A file opened before a change of credentials, with the file it was. */
+struct held {
     char *path;
     int fd;
     dev_t dev;
     ino_t ino;
-} held[HELD_MAX];
-static int nheld;
-static hp_spinlock held_lock = HP_SPINLOCK_INIT;
+};
+
+/* The output files' state. */
+static struct {
+    /* Files opened before a change of credentials, each with the file it was, so that a number
+     * the program closed and reused is never written to. */
+    struct held held[HELD_MAX];
+    int nheld;                        /* held[] entries in use */
+    hp_spinlock lock;                 /* held[] and nheld */
+} out_files = {
+    .lock = HP_SPINLOCK_INIT,
+};
 
 static int take_held(const char *path)
 {
     int fd = -1;
-    hp_spin_lock(&held_lock);
-    for (int i = 0; i < nheld; i++) {
-        if (strcmp(held[i].path, path) != 0) continue;
+    hp_spin_lock(&out_files.lock);
+    for (int i = 0; i < out_files.nheld; i++) {
+        if (strcmp(out_files.held[i].path, path) != 0) continue;
         struct stat st;
-        if (fstat(held[i].fd, &st) == 0 && st.st_dev == held[i].dev && st.st_ino == held[i].ino)
-            fd = held[i].fd;            /* else the program closed it: the number is not ours */
-        hp_free(held[i].path);
-        held[i] = held[--nheld];
+        if (fstat(out_files.held[i].fd, &st) == 0 && st.st_dev == out_files.held[i].dev && st.st_ino == out_files.held[i].ino)
+            fd = out_files.held[i].fd;            /* else the program closed it: the number is not ours */
+        hp_free(out_files.held[i].path);
+        out_files.held[i] = out_files.held[--out_files.nheld];
         break;
     }
-    hp_spin_unlock(&held_lock);
+    hp_spin_unlock(&out_files.lock);
     return fd;
 }
 
@@ -56,18 +64,18 @@ static void hold(const char *pattern, int pid, unsigned image)
 {
     char path[HP_OUTPUT_PATH_MAX + 32];
     if (!pattern[0] || hp_expand_path(pattern, pid, image, path, sizeof path) != 0) return;
-    hp_spin_lock(&held_lock);
+    hp_spin_lock(&out_files.lock);
     int known = 0;
-    for (int i = 0; i < nheld && !known; i++) known = strcmp(held[i].path, path) == 0;
-    if (!known && nheld < HELD_MAX) {
+    for (int i = 0; i < out_files.nheld && !known; i++) known = strcmp(out_files.held[i].path, path) == 0;
+    if (!known && out_files.nheld < HELD_MAX) {
         struct stat st;
         int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0600);
         if (fd >= 0) hp_platform_move_high(&fd);
         char *copy = fd >= 0 && fstat(fd, &st) == 0 ? hp_strdup(path) : NULL;
-        if (copy) held[nheld++] = (struct held){ copy, fd, st.st_dev, st.st_ino };
+        if (copy) out_files.held[out_files.nheld++] = (struct held){ copy, fd, st.st_dev, st.st_ino };
         else if (fd >= 0) hp_platform_close(fd);
     }
-    hp_spin_unlock(&held_lock);
+    hp_spin_unlock(&out_files.lock);
 }
 
 void hp_out_files_hold(int pid, unsigned image)
@@ -82,13 +90,13 @@ void hp_out_files_hold(int pid, unsigned image)
 
 void hp_out_files_forget(void)
 {
-    hp_spin_lock(&held_lock);
-    for (int i = 0; i < nheld; i++) {
-        hp_platform_close(held[i].fd);
-        hp_free(held[i].path);
+    hp_spin_lock(&out_files.lock);
+    for (int i = 0; i < out_files.nheld; i++) {
+        hp_platform_close(out_files.held[i].fd);
+        hp_free(out_files.held[i].path);
     }
-    nheld = 0;
-    hp_spin_unlock(&held_lock);
+    out_files.nheld = 0;
+    hp_spin_unlock(&out_files.lock);
 }
 
 int hp_out_file_write(const char *pattern, const char *variable, const char *what, int pid,

@@ -17,7 +17,15 @@
 #include "json.h"
 #include "report.h"
 
-static char dir[512];
+#define DIR_MAX 512
+
+/* The registry directory's state. */
+static struct {
+    char dir[DIR_MAX];                /* the directory in use, empty if it is not private to us */
+    /* Chosen once, at the start (hp_procfile_choose): a process registers later, when the program
+     * may have rewritten its environment (nginx's workers keep only TZ). */
+    char chosen[DIR_MAX];
+} procfile;
 
 static int private_dir(const char *path)
 {
@@ -26,25 +34,21 @@ static int private_dir(const char *path)
     return S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0 ? 0 : -1;
 }
 
-/* Chosen once, at the start (hp_procfile_choose): a process registers later, when the program may
- * have rewritten its environment (nginx's workers keep only TZ). */
-static char chosen[sizeof dir];
-
 void hp_procfile_choose(void)
 {
-    if (chosen[0]) return;
+    if (procfile.chosen[0]) return;
     const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(chosen, sizeof chosen, "%s/hotpath", xdg);
-    else snprintf(chosen, sizeof chosen, "/tmp/hotpath-%u", (unsigned)getuid());
+    if (xdg && xdg[0] == '/' && strlen(xdg) < 400) snprintf(procfile.chosen, sizeof procfile.chosen, "%s/hotpath", xdg);
+    else snprintf(procfile.chosen, sizeof procfile.chosen, "/tmp/hotpath-%u", (unsigned)getuid());
 }
 
 int hp_procfile_init(void)
 {
     hp_procfile_choose();
-    memcpy(dir, chosen, sizeof dir);
-    syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
-    if (private_dir(dir) != 0) {
-        dir[0] = 0;
+    memcpy(procfile.dir, procfile.chosen, sizeof procfile.dir);
+    syscall(SYS_mkdirat, AT_FDCWD, procfile.dir, 0700);
+    if (private_dir(procfile.dir) != 0) {
+        procfile.dir[0] = 0;
         return -1;
     }
     return 0;
@@ -52,14 +56,14 @@ int hp_procfile_init(void)
 
 static void file_path(char *out, size_t size, int pid, const char *suffix)
 {
-    snprintf(out, size, "%s/%d.json%s", dir, pid, suffix);
+    snprintf(out, size, "%s/%d.json%s", procfile.dir, pid, suffix);
 }
 
 
 int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t start_unix_ms,
                       int token_needed, const char *token)
 {
-    if (!dir[0] || private_dir(dir) != 0) return -1;
+    if (!procfile.dir[0] || private_dir(procfile.dir) != 0) return -1;
     struct hp_buf b = { 0 };
     struct hp_json j;
     hp_json_init(&j, &b, 0);
@@ -93,7 +97,7 @@ int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t star
 
 void hp_procfile_remove(int pid)
 {
-    if (!dir[0]) return;
+    if (!procfile.dir[0]) return;
     char path[600];
     file_path(path, sizeof path, pid, "");
     syscall(SYS_unlinkat, AT_FDCWD, path, 0);
@@ -114,8 +118,8 @@ static int clean_entry(const char *name, void *ctx)
 
 void hp_procfile_clean_stale(void)
 {
-    if (!dir[0]) return;
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (!procfile.dir[0]) return;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, procfile.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return;
     hp_platform_scan_dir(fd, clean_entry, &fd);
     syscall(SYS_close, fd);

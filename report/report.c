@@ -36,22 +36,27 @@
 #include "section.h"
 #include "utf8.h"
 
-static int report_pid;
-static uint64_t report_start_ns;
-static char **report_argv;
-static int report_argc;
-static _Atomic int written;
-static int stderr_copy = -1;
-static int stderr_gone;               /* fd 2 was not open at start, or a daemon let it go: a
+/* The report's state: the process it describes, and where its final report goes. */
+static struct {
+    int pid;                          /* the process the report is of */
+    uint64_t start_ns;                /* its start, for the wall time */
+    char **argv;                      /* its command line */
+    int argc;
+    _Atomic int written;              /* the final report is written (or being written) */
+    int stderr_copy;                  /* a copy of the original stderr kept for the report, -1 if none */
+    int stderr_gone;                  /* fd 2 was not open at start, or a daemon let it go: a
                                        * later fd 2 is the program's, not the report's */
-static _Atomic int new_session;       /* a session leader: hp_report_new_session */
-static int fork_child;                /* this image began as a fork child (no exec since) */
-static int stderr_let_go;             /* fd 2 was replaced with no copy kept: the report goes to fd 2
+    _Atomic int new_session;          /* a session leader: hp_report_new_session */
+    int fork_child;                   /* this image began as a fork child (no exec since) */
+    int stderr_let_go;                /* fd 2 was replaced with no copy kept: the report goes to fd 2
                                        * only while that is the original stderr again */
-static struct stat stderr_id;         /* the original stderr, to notice it was replaced */
-static unsigned report_image;
-static _Atomic int ending_signal;     /* the signal the process is dying of, 0 if none */
-static _Atomic int signal_tid;        /* the thread it was delivered to */
+    struct stat stderr_id;            /* the original stderr, to notice it was replaced */
+    unsigned image;                   /* which image of the process this is (exec count) */
+    _Atomic int ending_signal;        /* the signal the process is dying of, 0 if none */
+    _Atomic int signal_tid;           /* the thread it was delivered to */
+} report = {
+    .stderr_copy = -1,
+};
 
 void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
 {
@@ -59,29 +64,29 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     char comm[16];
     hp_platform_thread_comm(comm);
     hp_registry_inherit(main_record, comm);
-    report_pid = pid;
-    report_start_ns = hp_now_ns();
-    report_argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report_argv);
-    if (report_argv)
+    report.pid = pid;
+    report.start_ns = hp_now_ns();
+    report.argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report.argv);
+    if (report.argv)
         for (int i = 0; i < argc; i++)
-            if (argv[i] && (report_argv[i] = hp_strdup(argv[i]))) report_argc = i + 1;
+            if (argv[i] && (report.argv[i] = hp_strdup(argv[i]))) report.argc = i + 1;
     /* No copy of stderr yet: a descriptor held from the start is one the program sees among its
      * own (a child listing its descriptors, Python's pass_fds). It is made when the program lets
      * fd 2 go (hp_report_stderr_replaced); until then the report goes to fd 2. */
-    stderr_gone = fcntl(2, F_GETFD) < 0;
-    if (getsid(0) == getpid()) atomic_store(&new_session, 1);   /* a daemon's exec'd server */
-    if (!stderr_gone && fstat(2, &stderr_id) != 0) stderr_gone = 1;
+    report.stderr_gone = fcntl(2, F_GETFD) < 0;
+    if (getsid(0) == getpid()) atomic_store(&report.new_session, 1);   /* a daemon's exec'd server */
+    if (!report.stderr_gone && fstat(2, &report.stderr_id) != 0) report.stderr_gone = 1;
 }
 
 static int is_original_stderr(const struct stat *st)
 {
-    return st->st_dev == stderr_id.st_dev && st->st_ino == stderr_id.st_ino && st->st_mode == stderr_id.st_mode;
+    return st->st_dev == report.stderr_id.st_dev && st->st_ino == report.stderr_id.st_ino && st->st_mode == report.stderr_id.st_mode;
 }
 
 /* Close the copy of stderr; 1 when there was one. */
 static int close_stderr_copy(void)
 {
-    int fd = __atomic_exchange_n(&stderr_copy, -1, __ATOMIC_ACQ_REL);
+    int fd = __atomic_exchange_n(&report.stderr_copy, -1, __ATOMIC_ACQ_REL);
     if (fd < 0) return 0;
     hp_platform_close(fd);
     return 1;
@@ -91,8 +96,8 @@ static int close_stderr_copy(void)
  * still the original stderr. -1 when there is none. */
 static int stderr_now(struct stat *st)
 {
-    if (stderr_gone) return -1;
-    int fd = stderr_copy >= 0 ? stderr_copy : 2;
+    if (report.stderr_gone) return -1;
+    int fd = report.stderr_copy >= 0 ? report.stderr_copy : 2;
     if (fstat(fd, st) != 0 || !is_original_stderr(st)) return -1;
     return fd;
 }
@@ -102,7 +107,7 @@ static int stderr_now(struct stat *st)
 static void keep_stderr(void)
 {
     int expected = -1, fd = hp_platform_dup_high(2);
-    if (fd >= 0 && !__atomic_compare_exchange_n(&stderr_copy, &expected, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (fd >= 0 && !__atomic_compare_exchange_n(&report.stderr_copy, &expected, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         hp_platform_close(fd);   /* another thread's copy came first */
 }
 
@@ -110,7 +115,7 @@ void hp_report_detach_stderr(void)
 {
     struct stat st;
     if (stderr_now(&st) < 0 || S_ISREG(st.st_mode)) return;
-    stderr_gone = 1;
+    report.stderr_gone = 1;
     close_stderr_copy();
 }
 
@@ -122,29 +127,29 @@ void hp_report_keep_stderr(void)
 
 int hp_report_release_stderr(void)
 {
-    if (atomic_load(&written)) return 0;    /* the final report may be writing to it */
+    if (atomic_load(&report.written)) return 0;    /* the final report may be writing to it */
     return close_stderr_copy();
 }
 
 void hp_report_new_session(void)
 {
-    atomic_store(&new_session, 1);
+    atomic_store(&report.new_session, 1);
 }
 
 void hp_report_stderr_replaced(int closed)
 {
     struct stat st;
     int fd = stderr_now(&st);
-    if (fd < 0 || stderr_let_go) return;
+    if (fd < 0 || report.stderr_let_go) return;
     int stream = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-    if (atomic_load(&new_session) && !S_ISREG(st.st_mode)) {
-        stderr_gone = 1;                    /* a daemon: hp_report_detach_stderr */
+    if (atomic_load(&report.new_session) && !S_ISREG(st.st_mode)) {
+        report.stderr_gone = 1;                    /* a daemon: hp_report_detach_stderr */
         close_stderr_copy();
     } else if (stream && !closed) {
-        stderr_let_go = 1;
+        report.stderr_let_go = 1;
         close_stderr_copy();
-    } else if (stream && fork_child) {
-        stderr_gone = 1;
+    } else if (stream && report.fork_child) {
+        report.stderr_gone = 1;
         close_stderr_copy();
     } else if (fd == 2) {
         keep_stderr();
@@ -153,37 +158,37 @@ void hp_report_stderr_replaced(int closed)
 
 int hp_report_fork_child(void)
 {
-    return fork_child;
+    return report.fork_child;
 }
 
 void hp_report_child_identity(int pid, uint64_t start_ns)
 {
-    fork_child = 1;
-    report_pid = pid;
-    report_start_ns = start_ns;
-    report_image = 0;
-    atomic_store(&written, 0);
+    report.fork_child = 1;
+    report.pid = pid;
+    report.start_ns = start_ns;
+    report.image = 0;
+    atomic_store(&report.written, 0);
 }
 
 void hp_report_set_image(unsigned image)
 {
-    report_image = image;
+    report.image = image;
 }
 
 unsigned hp_report_image(void)
 {
-    return report_image;
+    return report.image;
 }
 
 void hp_report_rearm(void)
 {
-    atomic_store(&written, 0);
+    atomic_store(&report.written, 0);
 }
 
 void hp_report_ending_signal(int sig, int tid)
 {
-    atomic_store(&signal_tid, tid);
-    atomic_store(&ending_signal, sig);
+    atomic_store(&report.signal_tid, tid);
+    atomic_store(&report.ending_signal, sig);
 #if !defined(__APPLE__)   /* no line table in the macOS build */
     hp_lines_refuse();   /* the interrupted thread may hold the malloc lock libdw would need */
 #endif
@@ -191,17 +196,17 @@ void hp_report_ending_signal(int sig, int tid)
 
 static void signal_thread(char *out, size_t size)
 {
-    if (!hp_registry_name_of_tid(atomic_load(&signal_tid), out, size)) snprintf(out, size, "?");
+    if (!hp_registry_name_of_tid(atomic_load(&report.signal_tid), out, size)) snprintf(out, size, "?");
 }
 
 static const char *command(void)
 {
-    return report_argc > 0 ? report_argv[0] : "?";
+    return report.argc > 0 ? report.argv[0] : "?";
 }
 
 int hp_report_pid(void)
 {
-    return report_pid;
+    return report.pid;
 }
 
 const char *hp_report_command(void)
@@ -211,7 +216,7 @@ const char *hp_report_command(void)
 
 uint64_t hp_report_start_ns(void)
 {
-    return report_start_ns;
+    return report.start_ns;
 }
 
 struct taken {
@@ -241,10 +246,10 @@ static void header_command(struct hp_buf *out)
 {
     hp_buf_puts(out, command());
     size_t used = 0;
-    for (int i = 1; i < report_argc; i++) {
-        const unsigned char *p = (const unsigned char *)report_argv[i];
-        size_t left = strlen(report_argv[i]);
-        int quoted = !left || strchr(report_argv[i], ' ');
+    for (int i = 1; i < report.argc; i++) {
+        const unsigned char *p = (const unsigned char *)report.argv[i];
+        size_t left = strlen(report.argv[i]);
+        int quoted = !left || strchr(report.argv[i], ' ');
         hp_buf_puts(out, quoted ? " '" : " ");
         while (left) {
             if (used >= HEADER_ARGS) {
@@ -267,19 +272,19 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
 {
     char dur[HP_FMT_MAX];
     hp_fmt_duration(dur, elapsed);
-    hp_buf_printf(out, "[hotpath] pid %d | ", report_pid);
+    hp_buf_printf(out, "[hotpath] pid %d | ", report.pid);
     header_command(out);
     hp_buf_printf(out, " | %s |", dur);
     for (unsigned i = 0; i < n; i++) hp_buf_printf(out, "%s %s", i ? "," : "", t[i].section->title);
     if (n == 0) hp_buf_puts(out, " no sections");
-    int sig = atomic_load(&ending_signal);
+    int sig = atomic_load(&report.ending_signal);
     if (sig) {
         char thread[24];
         signal_thread(thread, sizeof thread);
         hp_buf_printf(out, " | ended by SIG%s in ", hp_platform_signal_name(sig));
         hp_buf_puts(out, thread);
     }
-    if (!atomic_load(&written)) hp_buf_puts(out, " | checkpoint: the process was still running");
+    if (!atomic_load(&report.written)) hp_buf_puts(out, " | checkpoint: the process was still running");
     hp_buf_putc(out, '\n');
     for (unsigned i = 0; i < n; i++) {
         hp_buf_putc(out, '\n');
@@ -301,15 +306,15 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_json_object_begin(&j, NULL);
     hp_json_string(&j, "type", "hotpath_report");
     hp_json_string(&j, "version", HP_VERSION);
-    hp_json_i64(&j, "pid", report_pid);
+    hp_json_i64(&j, "pid", report.pid);
     hp_json_string(&j, "command", command());
     hp_json_array_begin(&j, "argv");
-    for (int i = 0; i < report_argc; i++) hp_json_string(&j, NULL, report_argv[i]);
+    for (int i = 0; i < report.argc; i++) hp_json_string(&j, NULL, report.argv[i]);
     hp_json_array_end(&j);
     hp_json_u64(&j, "elapsed_ns", elapsed);
-    hp_json_u64(&j, "image", report_image);
-    hp_json_bool(&j, "final", atomic_load(&written));
-    int sig = atomic_load(&ending_signal);
+    hp_json_u64(&j, "image", report.image);
+    hp_json_bool(&j, "final", atomic_load(&report.written));
+    int sig = atomic_load(&report.ending_signal);
     if (sig) {
         char name[16] = "SIG";
         strncat(name, hp_platform_signal_name(sig), sizeof name - 4);
@@ -336,7 +341,7 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 {
     struct taken t[HP_SEC_COUNT];
     unsigned n = take_snapshots(t, sections);
-    uint64_t elapsed = hp_now_ns() - report_start_ns;
+    uint64_t elapsed = hp_now_ns() - report.start_ns;
     if (format == HP_FORMAT_TABLE) render_text(out, t, n, elapsed);
     else if (format != HP_FORMAT_NONE) render_json(out, t, n, elapsed, format == HP_FORMAT_JSON_PRETTY);
     for (unsigned i = 0; i < n; i++) t[i].section->release(t[i].snap);
@@ -348,11 +353,11 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 static int stderr_fd(void)
 {
     struct stat now;
-    if (stderr_copy >= 0 && fstat(stderr_copy, &now) == 0 && is_original_stderr(&now)) return stderr_copy;
+    if (report.stderr_copy >= 0 && fstat(report.stderr_copy, &now) == 0 && is_original_stderr(&now)) return report.stderr_copy;
     /* after fd 2 was let go of, fd 2 only while it is the original stderr (restored after a
      * silenced stretch): never a file the program put there */
-    if (stderr_let_go && (fstat(2, &now) != 0 || !is_original_stderr(&now))) return -1;
-    return stderr_gone ? -1 : 2;   /* -1: the report to stderr goes nowhere */
+    if (report.stderr_let_go && (fstat(2, &now) != 0 || !is_original_stderr(&now))) return -1;
+    return report.stderr_gone ? -1 : 2;   /* -1: the report to stderr goes nowhere */
 }
 
 static void warn(const char *msg)
@@ -366,7 +371,7 @@ static int open_output(int *owned)
     *owned = 0;
     if (!hp_config.output_path[0]) return stderr_fd();
     char path[HP_OUTPUT_PATH_MAX + 32];
-    if (hp_expand_path(hp_config.output_path, report_pid, report_image, path, sizeof path) != 0) {
+    if (hp_expand_path(hp_config.output_path, report.pid, report.image, path, sizeof path) != 0) {
         warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
         return stderr_fd();
     }
@@ -388,9 +393,9 @@ static int open_output(int *owned)
  * rename), so a process killed with SIGKILL or by the OOM killer leaves its last picture. */
 void hp_report_checkpoint(void)
 {
-    if (hp_config.format == HP_FORMAT_NONE || !hp_config.output_path[0] || atomic_load(&written)) return;
+    if (hp_config.format == HP_FORMAT_NONE || !hp_config.output_path[0] || atomic_load(&report.written)) return;
     char path[HP_OUTPUT_PATH_MAX + 32], tmp[HP_OUTPUT_PATH_MAX + 48];
-    if (hp_expand_path(hp_config.output_path, report_pid, report_image, path, sizeof path) != 0) return;
+    if (hp_expand_path(hp_config.output_path, report.pid, report.image, path, sizeof path) != 0) return;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     struct hp_buf out = { 0 };
     hp_report_render(&out, hp_config.format, hp_config.sections);
@@ -407,7 +412,7 @@ void hp_report_checkpoint(void)
 
 void hp_report_write_final(void)
 {
-    if (atomic_exchange(&written, 1)) return;
+    if (atomic_exchange(&report.written, 1)) return;
     int saved = errno;
     if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
     if (hp_config.format != HP_FORMAT_NONE) {
@@ -418,10 +423,10 @@ void hp_report_write_final(void)
         if (owned) hp_platform_close(fd);
         hp_buf_free(&out);
     }
-    hp_alloc_files_write(report_pid, report_image); /* HOTPATH_ALLOC_FOLDED, HOTPATH_ALLOC_FLAMEGRAPH */
+    hp_alloc_files_write(report.pid, report.image); /* HOTPATH_ALLOC_FOLDED, HOTPATH_ALLOC_FLAMEGRAPH */
 #if !defined(__APPLE__)   /* no CPU profile and no HTML report in the macOS build */
-    hp_cpu_files_write(report_pid, report_image);   /* HOTPATH_CPU_FOLDED, HOTPATH_CPU_FLAMEGRAPH */
-    hp_html_write(report_pid, report_image);       /* HOTPATH_HTML_PATH */
+    hp_cpu_files_write(report.pid, report.image);   /* HOTPATH_CPU_FOLDED, HOTPATH_CPU_FLAMEGRAPH */
+    hp_html_write(report.pid, report.image);       /* HOTPATH_HTML_PATH */
 #endif
     errno = saved;
 }
