@@ -119,7 +119,7 @@ HP_EXPORT int close(int fd)
     EARLY(SYS_close, fd);
     if (__builtin_expect(hp_own_pipe_has(fd), 0) && guarded()) return 0;   /* libunwind's */
     if (hp_io_thread()) hp_io_close(fd);
-    if (fd == 2 && !hp_vfork_child()) hp_report_stderr_replaced(1);
+    if (fd == 2) hp_stderr_going(1);
     return hp_hot.io.close(fd);
 }
 
@@ -128,7 +128,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
-    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC) && !hp_vfork_child()) hp_report_stderr_replaced(1);
+    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_stderr_going(1);
     return hp_hot.io.close_range(first, last, flags);
 }
 
@@ -139,7 +139,7 @@ HP_EXPORT void closefrom(int low)
         return;
     }
     unsigned first = (unsigned)(low < 0 ? 0 : low);
-    if (first <= 2 && !hp_vfork_child()) hp_report_stderr_replaced(1);
+    if (first <= 2) hp_stderr_going(1);
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
     hp_hot.io.closefrom(low);
 }
@@ -158,11 +158,10 @@ HP_EXPORT int dup(int fd)
     return duped(fd, HP_WITH_ROOM(hp_hot.io.dup(fd)));
 }
 
-/* The program puts another file at newfd. A vfork child's fd 2 is its own: what the report
- * keeps of stderr lives in the parent's memory. */
+/* The program puts another file at newfd. */
 static inline void taking(int newfd)
 {
-    if (newfd == 2 && !hp_vfork_child()) hp_report_stderr_replaced(0);
+    if (newfd == 2) hp_stderr_going(0);
 }
 
 HP_EXPORT int dup2(int oldfd, int newfd)

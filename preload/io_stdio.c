@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/report.h"
 #include "fd_room.h"
 #include "io_real.h"
 
@@ -108,7 +107,7 @@ HP_EXPORT int fclose(FILE *f)
     EARLY_FAIL(EOF);
     struct hp_thread *t = hp_io_thread();
     int fd = stream_fd(f);
-    if (fd == 2 && !hp_vfork_child()) hp_report_stderr_replaced(1);   /* gnulib's close_stdout */
+    if (fd == 2) hp_stderr_going(1);   /* gnulib's close_stdout, before exit */
     if (!t || fd < 0) return hp_hot.io.fclose(f);
     struct hp_io_res *res = hp_io_res_of(t, fd);
     hp_io_close(fd);
