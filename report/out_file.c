@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../collectors/config.h"
-#include "../collectors/memory.h"
-#include "../collectors/platform.h"
-#include "../collectors/spinlock.h"
+#include "core/config.h"
+#include "core/memory.h"
+#include "core/platform.h"
+#include "core/spinlock.h"
 #include "buf.h"
 
 #define HELD_MAX 6          /* one per output setting */

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../collectors/platform.h"
+#include "core/platform.h"
 #include "buf.h"
 #include "json.h"
 #include "report.h"

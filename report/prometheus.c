@@ -2,9 +2,9 @@
  * section (report/section.h), so a new view's families appear without editing this file. */
 #include "prometheus.h"
 
-#include "../collectors/clock.h"
-#include "../collectors/config.h"
-#include "../collectors/sampler.h"
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/sampler.h"
 #include "report.h"
 #include "section.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../collectors/histogram.h"
+#include "core/histogram.h"
 #include "buf.h"
 
 /* Every family, from every selected view that is available. */

@@ -15,17 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../collectors/clock.h"
+#include "core/clock.h"
 #if !defined(__APPLE__)
-#include "../collectors/lines.h"
+#include "core/lines.h"
 #endif
-#include "../collectors/memory.h"
-#include "../collectors/platform.h"
-#include "../collectors/registry.h"
-#include "../collectors/sampler.h"
-#include "alloc_section.h"
+#include "core/memory.h"
+#include "core/platform.h"
+#include "core/registry.h"
+#include "core/sampler.h"
+#include "views/threads/alloc_section.h"
 #if !defined(__APPLE__)
-#include "cpu_section.h"
+#include "views/cpu/cpu_section.h"
 #endif
 #include "format.h"
 #if !defined(__APPLE__)

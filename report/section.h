@@ -4,7 +4,7 @@
 #ifndef HP_SECTION_H
 #define HP_SECTION_H
 
-#include "../collectors/config.h"
+#include "core/config.h"
 #include "buf.h"
 #include "json.h"
 

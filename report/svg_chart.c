@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "../collectors/memory.h"
+#include "core/memory.h"
 #include "format.h"
 
 #define W 880
@@ -15,7 +15,7 @@
 #define MB 28       /* room for the time labels */
 
 /* The few sums of doubles the charts need, here rather than from libm, which libhotpath.so does
- * not load (collectors/exp_log.h). */
+ * not load (core/exp_log.h). */
 static double dmax(double a, double b) { return a > b || b != b ? a : b; }
 static double dmin(double a, double b) { return a < b || b != b ? a : b; }
 static double dabs(double a) { return a < 0 ? -a : a; }

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../collectors/history.h"
+#include "core/history.h"
 #include "buf.h"
 
 #define HP_CHART_MAX_SERIES 16      /* threads drawn per chart, the largest first */

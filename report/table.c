@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../collectors/memory.h"
+#include "core/memory.h"
 #include "utf8.h"
 
 void hp_table_init(struct hp_table *t, unsigned ncols, const char *const *headers)

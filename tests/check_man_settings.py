@@ -3,10 +3,10 @@
 names none it does not.
 
 What the code reads: every HOTPATH_* name inside a string literal of the library's and the
-console's C sources (preload/, collectors/, report/, console/; comments left out, so a variable
+console's C sources (core/, views/, report/, process/, console/; comments left out, so a variable
 only mentioned in a comment does not count) and every one on a non-comment line of
-hotpath-run.sh. Settings are read only through such literals (collectors/config.c, HP_IMAGE_VAR
-in collectors/child_env.h, the console's getenv calls), so this finds them all.
+hotpath-run.sh. Settings are read only through such literals (core/config.c, HP_IMAGE_VAR
+in core/child_env.h, the console's getenv calls), so this finds them all.
 
 What the man page documents: a name in an item heading of its own (a `.B` or `.BR` line, as under
 ENVIRONMENT and its Internal subsection). A name it mentions anywhere must be one the code reads.
@@ -19,7 +19,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_DIRS = ("preload", "collectors", "report", "console")
+SOURCE_DIRS = ("core", "views", "report", "process", "console")
 SOURCE_EXTS = (".c", ".h", ".cc")
 NAME = re.compile(r"HOTPATH_[A-Z0-9_]*[A-Z0-9]")
 # C tokens that can hold a name: comments (skipped) and string literals (read); character

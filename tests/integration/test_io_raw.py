@@ -1,5 +1,5 @@
 """The plain data calls a single-threaded program makes, which the I/O hooks make themselves
-(preload/io_raw.h): results and errno exactly as bare, still counted, glibc's functions again once a
+(views/io/io_raw.h): results and errno exactly as bare, still counted, glibc's functions again once a
 thread exists or a cancellation is asked for, and an interposer preloaded after us still called."""
 import os
 import shutil

@@ -1,5 +1,5 @@
 /* io_raw.c — the plain data calls of a single-threaded program, which the I/O hooks make with the
- * syscall instruction themselves (preload/io_raw.h), and what changes once a thread exists.
+ * syscall instruction themselves (views/io/io_raw.h), and what changes once a thread exists.
  * Prints every call's result and errno: under the preload, stdout must be byte for byte the same
  * as bare. Built with _FORTIFY_SOURCE, so calls with a known buffer size go to __read_chk,
  * __pread_chk, __recv_chk and __recvfrom_chk; the plain functions are called through pointers.

@@ -2,7 +2,7 @@
  * user's HOTPATH_* settings carried over, the image number set or dropped. */
 #include "unit.h"
 
-#include "../../collectors/child_env.h"
+#include "core/child_env.h"
 
 static const char *get(char **env, const char *name)
 {

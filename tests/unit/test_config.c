@@ -1,8 +1,8 @@
-/* test_config.c — collectors/config.h: HOTPATH_* parsing through a fake environment and a warning
+/* test_config.c — core/config.h: HOTPATH_* parsing through a fake environment and a warning
  * sink that records every line, and hp_expand_path. */
 #include <ctype.h>
 
-#include "../../collectors/config.h"
+#include "core/config.h"
 #include "unit.h"
 
 #define BIT(s) (1u << (s))

@@ -1,10 +1,10 @@
-/* test_exp_log.c — the profiler's own ln and expm1 (collectors/exp_log.h) against libm's, over
+/* test_exp_log.c — the profiler's own ln and expm1 (core/exp_log.h) against libm's, over
  * the arguments allocation sampling gives them and far beyond, to a few ulp. */
 #include "unit.h"
 
 #include <math.h>
 
-#include "../../collectors/exp_log.h"
+#include "core/exp_log.h"
 
 /* relative error in units of 2^-52 */
 static double ulps(double got, double want)

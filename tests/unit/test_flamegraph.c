@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../report/flamegraph.h"
+#include "report/flamegraph.h"
 #include "unit.h"
 
 static const char known[] =

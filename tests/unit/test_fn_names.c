@@ -2,7 +2,7 @@
  * long C++ names, and one number per distinct (name, module). */
 #include "unit.h"
 
-#include "../../report/fn_names.h"
+#include "report/fn_names.h"
 
 static void shown(const char *name, size_t max, const char *want)
 {

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../../report/format.h"
+#include "report/format.h"
 #include "unit.h"
 
 /* Each formatter is called on a buffer pre-filled with junk, so a missing terminator shows. */

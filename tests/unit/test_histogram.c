@@ -1,7 +1,7 @@
 /* test_histogram.c — log-linear buckets: boundaries, monotonic order, quantiles. */
 #include "unit.h"
 
-#include "../../collectors/histogram.h"
+#include "core/histogram.h"
 
 START_TEST(buckets_cover_values_in_order)
 {

@@ -1,5 +1,5 @@
 /* test_http_parse.c — report/http_parse.h: the metrics server's request parser and token check. */
-#include "../../report/http_parse.h"
+#include "report/http_parse.h"
 #include "unit.h"
 
 static struct hp_http_request req;

@@ -1,11 +1,11 @@
-/* test_io_names.c — collectors/io_names.h: how the I/O view names files, sockets and pipes, and
+/* test_io_names.c — views/io/io_names.h: how the I/O view names files, sockets and pipes, and
  * which instances merge into one row. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "../../collectors/io_names.h"
+#include "views/io/io_names.h"
 #include "unit.h"
 
 static struct sockaddr_in in4(const char *ip, unsigned port)

@@ -1,7 +1,7 @@
 /* test_mappings.c — the anonymous region table: partial unmaps, holes, replacement, unknown ranges. */
 #include "unit.h"
 
-#include "../../collectors/mappings.h"
+#include "views/threads/mappings.h"
 
 #define K 4096u
 

@@ -1,7 +1,7 @@
-/* test_procfs.c — collectors/procfs.h against /proc files captured as fixtures
+/* test_procfs.c — core/procfs.h against /proc files captured as fixtures
  * (tests/unit/fixtures/task_stat_*, statm, status). Buffers handed to the parsers are exactly
  * `len` bytes with no terminator, so ASan reports any read past the length. */
-#include "../../collectors/procfs.h"
+#include "core/procfs.h"
 #include "unit.h"
 
 /* ---- /proc/PID/task/TID/stat ---- */

@@ -1,7 +1,7 @@
 /* test_prometheus.c — report/prometheus_text.c: label escaping, number formatting, and the
  * coarse histogram buckets made from the fine log-linear ones. */
-#include "../../collectors/histogram.h"
-#include "../../report/prometheus.h"
+#include "core/histogram.h"
+#include "report/prometheus.h"
 #include "unit.h"
 
 static struct hp_buf b;

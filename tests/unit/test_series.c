@@ -3,7 +3,7 @@
  * first, then lowers the resolution, and is never exceeded. */
 #include "unit.h"
 
-#include "../../collectors/series.h"
+#include "core/series.h"
 
 static void values(double v, double out[HP_SM_COUNT])
 {

@@ -1,8 +1,8 @@
-/* test_stacks.c — the call-stack table (collectors/stacks.c): one entry per (tag, stack), weights
+/* test_stacks.c — the call-stack table (core/stacks.c): one entry per (tag, stack), weights
  * add up, `<other>` once full, and concurrent inserts of the same stacks from several threads. */
 #include <pthread.h>
 
-#include "../../collectors/stacks.h"
+#include "core/stacks.h"
 #include "unit.h"
 
 static uint64_t weight_of(struct hp_stacks *t, uint32_t tag, const uintptr_t *f, uint32_t n)

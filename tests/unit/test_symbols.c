@@ -1,13 +1,13 @@
-/* test_symbols.c — collectors/symbols.h: names of static data (with offsets) and of functions
+/* test_symbols.c — core/symbols.h: names of static data (with offsets) and of functions
  * from the test binary's own static symbol table; demangled C++ names; a module unloaded with
- * dlclose still named from its record (collectors/unloaded.h); file:line from DWARF. */
+ * dlclose still named from its record (core/unloaded.h); file:line from DWARF. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "../../collectors/demangle.h"
-#include "../../collectors/symbols.h"
-#include "../../collectors/unloaded.h"
+#include "core/demangle.h"
+#include "core/symbols.h"
+#include "core/unloaded.h"
 #include "unit.h"
 
 static pthread_mutex_t unit_static_locks[4];

@@ -1,10 +1,10 @@
 /* test_text.c — the text side of the report: report/utf8.h, report/buf.h, report/table.h,
- * report/json.h, and collectors/sort.h. */
-#include "../../collectors/sort.h"
-#include "../../report/buf.h"
-#include "../../report/json.h"
-#include "../../report/table.h"
-#include "../../report/utf8.h"
+ * report/json.h, and core/sort.h. */
+#include "core/sort.h"
+#include "report/buf.h"
+#include "report/json.h"
+#include "report/table.h"
+#include "report/utf8.h"
 #include "unit.h"
 
 #define REPL "\xEF\xBF\xBD"        /* U+FFFD REPLACEMENT CHARACTER */

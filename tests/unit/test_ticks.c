@@ -1,11 +1,11 @@
-/* test_ticks.c — the hot paths' timestamps (collectors/ticks.c): the TSC is chosen exactly where
+/* test_ticks.c — the hot paths' timestamps (core/ticks.c): the TSC is chosen exactly where
  * the CPU says it is invariant, and ticks convert to the nanoseconds that passed. */
 #include "unit.h"
 
 #include <time.h>
 
-#include "../../collectors/clock.h"
-#include "../../collectors/ticks.h"
+#include "core/clock.h"
+#include "core/ticks.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -2,7 +2,7 @@
  * sawtooth and noise are not; the per-minute figure covers the last window. */
 #include "unit.h"
 
-#include "../../collectors/trend.h"
+#include "core/trend.h"
 
 #define N 40
 

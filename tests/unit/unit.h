@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../collectors/memory.h"
+#include "core/memory.h"
 
 #ifndef HP_FIXTURES
 #define HP_FIXTURES "tests/unit/fixtures"
@@ -24,7 +24,7 @@
 static inline int hp_unit_run(Suite *s)
 {
     /* hp_buf / hp_table allocate through hp_alloc; pick the allocator once, before anything
-     * allocates, as preload/bootstrap.c does. */
+     * allocates, as process/bootstrap.c does. */
     hp_memory_init();
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -1,6 +1,6 @@
 /* count_rw.c — an interposer preloaded after libhotpath.so: counts the read and write calls that
  * reach it and prints the counts to stderr at exit. The I/O hooks must pass every call on to it
- * (preload/io_raw.h makes system calls itself only when glibc's function is next). */
+ * (views/io/io_raw.h makes system calls itself only when glibc's function is next). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
