@@ -225,9 +225,9 @@ FAST_TIER := and not slow and not real and not stress
 # neither pass ran a test (pytest's exit status 5: none selected, as one pass may have with -k).
 define pytest-tier
 $(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
-$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-p no:xdist) \
+$(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-n 0) \
 	    --durations=10 -m "not serial $(1)" $(PYTEST_ARGS); side=$$?; \
-	$(if $(netns_ok),$(NETNS)) $(PYTEST) -p no:xdist -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
+	$(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
 	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; *) exit 1;; esac
 endef
 
