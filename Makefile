@@ -213,11 +213,11 @@ test: deps
 # two passes: the tests that may run side by side, TEST_JOBS xdist workers each in a network
 # namespace of its own (tests/integration/netns.sh: its own 127.0.0.1:6770 and ports); then the
 # serial ones alone. Where no namespace can be made (not root) both passes run in one process.
-# A test that fails is run once more (pytest-rerunfailures) and the summary counts it as
-# "rerun": a fresh CI machine's timing is not this one's, and one red run lands nothing; a
-# rerun is a bug to chase, never a pass to forget (docs/DESIGN.md "How it is checked").
+# A test that failed runs once more, alone, after both passes (pytest's --lf, from its cache
+# in build/): a fresh CI machine's timing is not this one's and one red run lands nothing, but a
+# test that needed its second run is a finding to chase (docs/DESIGN.md "How it is checked").
 # PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k live -x".
-PYTEST := /usr/bin/python3 -m pytest $(if $(shell /usr/bin/python3 -c 'import pytest_rerunfailures' 2>/dev/null && echo y),--reruns 1 --reruns-delay 2)
+PYTEST := /usr/bin/python3 -m pytest -o cache_dir=$(CURDIR)/$(BUILD)/pytest-cache
 NETNS := $(CURDIR)/tests/integration/netns.sh
 netns_ok = $(shell $(NETNS) true 2>/dev/null && echo yes)
 FAST_TIER := and not slow and not real and not stress
@@ -225,10 +225,13 @@ FAST_TIER := and not slow and not real and not stress
 # neither pass ran a test (pytest's exit status 5: none selected, as one pass may have with -k).
 define pytest-tier
 $(if $(netns_ok),,@echo "make: no network namespace here (netns.sh needs root): the integration tests run in one process" >&2)
+@rm -rf $(BUILD)/pytest-cache
 $(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS) /usr/bin/python3',-n 0) \
 	    --durations=10 -m "not serial $(1)" $(PYTEST_ARGS); side=$$?; \
 	$(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 -m "serial $(1)" $(PYTEST_ARGS); alone=$$?; \
-	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; *) exit 1;; esac
+	case $$side$$alone in 00|05|50) ;; 55) echo "make: no integration test ran" >&2; exit 1;; \
+	    *) echo "make: RERUN: the tests that failed run once more, alone" >&2; \
+	       $(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 --lf --lfnf=none $(PYTEST_ARGS) || exit 1;; esac
 endef
 
 integration-fast: $(LIB) $(TARGETS) $(CONSOLE)

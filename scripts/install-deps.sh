@@ -9,7 +9,7 @@ set -eu
 
 BUILD_PACKAGES="gcc g++ make pkg-config libunwind-dev libmimalloc-dev libmimalloc2.0 libiberty-dev libdw-dev"
 PACKAGES="$BUILD_PACKAGES check libsubunit-dev
-python3 python3-jsonschema python3-pytest python3-pytest-xdist python3-pytest-rerunfailures iproute2 heaptrack procps libjemalloc2 libtcmalloc-minimal4
+python3 python3-jsonschema python3-pytest python3-pytest-xdist iproute2 heaptrack procps libjemalloc2 libtcmalloc-minimal4
 libncurses-dev libjansson-dev tmux prometheus clang chromium golang-go libpython3.11-testsuite
 redis-server redis-tools nginx-light memcached libmemcached-tools sqlite3 curl wrk file libc6-dbg"
 # npm: Debian's package, unless some npm is already there (nodesource's nodejs bundles its own)
