@@ -18,7 +18,7 @@ LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 
 # The tree: core/ (no view), views/NAME/ (one folder per view: its hooks, data and sections),
 # report/ (the renderers), process/ (the library's start and the process-wide hooks).
-LIB_DIRS := core $(wildcard views/*) report process
+LIB_DIRS := core views $(patsubst %/,%,$(wildcard views/*/)) report process
 LIB_SRC := $(filter-out %_darwin.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
@@ -94,7 +94,7 @@ $(BUILD)/obj/process/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
 $(LIB): $(LIB_OBJ) scripts/check_layers.sh
 	@echo "  LD      $@"
 	@$(CC) -o $@ $(LIB_OBJ) $(LIB_LDFLAGS)
-	@scripts/check_layers.sh $(BUILD) $@ || { rm -f $@; exit 1; }
+	@scripts/check_layers.sh $(BUILD) $@ $(LIB_OBJ) || { rm -f $@; exit 1; }
 
 check-build-deps:
 	@command -v $(CC) >/dev/null || { echo "make: no C compiler ($(CC)); run scripts/install-deps.sh as root" >&2; exit 1; }
@@ -278,9 +278,9 @@ MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
 # Its list, by rule from the Linux one: the Darwin files; and the shared files, less the Linux
 # hooks (process/, views' *_hooks.c), the _linux files, each file a Darwin file stands in for
 # (X_darwin.c for X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the
-# macOS build leaves out (its list of views: views/views_darwin.c).
+# macOS build leaves out (views/views.c lists the views it has).
 MACOS_VIEWS_LEFT_OUT := views/cpu views/io views/locks
-MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c \
+MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c core/own_fds.c \
                   report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \
                   report/html.c report/html_assets.c report/svg_chart.c \
                   core/child_env.c core/demangle.c core/lines.c core/unloaded.c

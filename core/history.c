@@ -4,13 +4,13 @@
 
 #include <string.h>
 
-#include "views/threads/alloc_sites.h"
 #include "clock.h"
 #include "config.h"
 #include "memory.h"
 #include "registry.h"
 #include "sampler.h"
 #include "spinlock.h"
+#include "view.h"
 
 struct gathered {
     uint32_t index;
@@ -32,9 +32,16 @@ static struct {
 
 /* The basis of the trend: live bytes by allocating thread where the allocation call-site view
  * runs (a producer whose consumer frees everything does not grow), else the thread's Diff. */
+static const struct hp_view *live_view(void)
+{
+    HP_FOR_EACH_VIEW(v)
+        if (v->live_known && v->live_known()) return v;
+    return NULL;
+}
+
 static enum hp_trend_basis current_basis(void)
 {
-    return hp_alloc_sites_on() ? HP_BASIS_LIVE : HP_BASIS_DIFF;
+    return live_view() ? HP_BASIS_LIVE : HP_BASIS_DIFF;
 }
 
 const char *hp_history_basis_name(enum hp_trend_basis basis)
@@ -50,6 +57,7 @@ static enum hp_series_metric basis_metric(enum hp_trend_basis basis)
 /* Under the registry lock: every thread not yet gone (an exited one gives its final figures). */
 static uint32_t gather(int with_live)
 {
+    const struct hp_view *live = with_live ? live_view() : NULL;
     uint32_t n = 0, count = hp_registry_count();
     if (count > history.cap_gathered) {
         struct gathered *g = hp_realloc(history.gathered, count * sizeof *g);
@@ -70,7 +78,7 @@ static uint32_t gather(int with_live)
         g->v[HP_SM_ALLOC] = (double)c.alloc_bytes;
         g->v[HP_SM_DEALLOC] = (double)c.free_bytes;
         g->v[HP_SM_DIFF] = (double)(int64_t)(c.alloc_bytes - c.free_bytes);
-        g->v[HP_SM_LIVE] = with_live ? (double)hp_alloc_sites_thread_live(r->index) : 0;
+        g->v[HP_SM_LIVE] = live ? (double)live->thread_live(r->index) : 0;
     }
     return n;
 }

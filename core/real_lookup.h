@@ -1,6 +1,6 @@
 /* real_lookup.h — the real functions (the definitions found after libhotpath.so, which the hooks
  * call) are declared once per group, in an X-macro list, and looked up in one place,
- * hp_real_lookup. The lists: process/real.h (hp_hot.real), views/io/io_fns.h (hp_hot.io), and the
+ * hp_real_lookup. The lists: core/hooks.h (hp_hot.real), views/io/io_fns.h (hp_hot.io), and the
  * hook files' own (locks.c, exec.c, creds.c, mmap.c, cpu.c, fd_more.c, dl.c, alloc_cxx.c).
  *
  * A list is a macro of two parameters, X and C (C is handed to X untouched: the generators below
@@ -21,7 +21,7 @@
  *                   hook may run before anything was resolved, and the lookup stays where it
  *                   was, never moved into a signal handler that did not make it before
  *
- * The field order is the list order: the hot page's layout (process/real.h) is the lists'. */
+ * The field order is the list order: the hot page's layout (core/hooks.h) is the lists'. */
 #ifndef HP_REAL_LOOKUP_H
 #define HP_REAL_LOOKUP_H
 

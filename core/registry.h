@@ -99,7 +99,7 @@ struct hp_thread *hp_registry_attach(uint32_t rec, int tid, unsigned long pthrea
 /* A thread with no state (not created through our hook): find or make its record. */
 struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu_ns, uint64_t now_ns);
 /* States to hand out before any page of the registry's own, the first of them first (at start,
- * before any thread is adopted: process/real.h "hp_hot"). */
+ * before any thread is adopted: core/hooks.h "hp_hot"). */
 void hp_registry_give_states(struct hp_thread *states, size_t n);
 /* A profiler thread: a state with the guard set for life, and no record. */
 struct hp_thread *hp_registry_profiler_state(void);

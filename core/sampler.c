@@ -14,7 +14,7 @@
 
 #include "clock.h"
 #include "config.h"
-#include "views/cpu/cpu_profile.h"
+#include "view.h"
 #include "history.h"
 #include "memory.h"
 #include "platform.h"
@@ -216,7 +216,7 @@ static int list_and_reconcile(int discover, size_t *nwork)
 void hp_sample(int final)
 {
     hp_spin_lock(&sampler.pass_lock);
-    hp_cpu_drain();
+    HP_VIEWS_STEP0(sampler_pass);
     if (!final && !hp_platform_may_open_files()) {
         hp_registry_lock();
         size_t nwork = known_threads();

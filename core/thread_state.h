@@ -14,7 +14,7 @@ struct hp_io_res;
 struct hp_thread {
     _Atomic uint64_t alloc_bytes, alloc_count;
     _Atomic uint64_t free_bytes, free_count;
-    /* allocation call sites (views/threads/alloc_sites.h): bytes to allocate before the next sample */
+    /* allocation call sites (views/alloc/alloc_sites.h): bytes to allocate before the next sample */
     int64_t alloc_sample_left;
     unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
     _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */

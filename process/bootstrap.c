@@ -1,9 +1,8 @@
-/* bootstrap.c — how libhotpath.so comes alive in a process: resolving the real functions (with a
- * static arena while dlsym allocates), the constructor that starts the profiler, and the atexit
- * handler that writes the report. */
+/* bootstrap.c — how libhotpath.so comes alive in a process: the constructor that starts the
+ * profiler (the core, then each view, then the report and the sampler) and the atexit handler
+ * that writes the report. */
 #define _GNU_SOURCE
-#include "views/io/io_raw.h"
-#include "real.h"
+#include "process.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,97 +11,39 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "views/threads/alloc_sites.h"
 #include "core/child_env.h"
 #include "core/clock.h"
 #include "core/config.h"
-#include "views/cpu/cpu_profile.h"
-#include "views/io/io.h"
 #include "core/loader_lock.h"
 #include "core/memory.h"
+#include "core/own_fds.h"
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
 #include "core/ticks.h"
 #include "core/symbols.h"
 #include "core/unloaded.h"
+#include "core/view.h"
 #include "report/http_server.h"
 #include "report/report.h"
 
 extern char **environ;
 
-struct hp_hot hp_hot __attribute__((aligned(4096))) = { .io_period = 1, .io_fdtab = &hp_io_empty_tab, .io_fd_gen = 1 };
-_Static_assert(sizeof(struct hp_hot) <= 4096, "the hooks' globals fit in one page");
-int hp_active;
-int hp_pid;
 char hp_lib_path[4096];
 char **hp_settings;
 
-/* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
+/* ---- the process-wide hooks' own real functions ---- */
 
-char hp_boot_arena[HP_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
-static size_t boot_used;
-
-void *hp_boot_alloc(size_t n, size_t align)
+/* hp_resolve's lookups, then exec.c's and creds.c's: once every lookup is done (a thread that
+ * races another here looks the same pointers up again). */
+void hp_process_resolve(void)
 {
-    if (align < 16) align = 16;
-    size_t start = (boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
-    if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
-    memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
-    boot_used = start + n;
-    return hp_boot_arena + start;   /* static storage: already zero, never reused */
-}
-
-size_t hp_boot_size(const void *p)
-{
-    size_t n;
-    memcpy(&n, (const char *)p - sizeof n, sizeof n);
-    return n;
-}
-
-/* ---- resolution ---- */
-
-static __thread int resolving __attribute__((tls_model("initial-exec")));
-static int resolved;
-
-int hp_resolve(void)
-{
-    if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) return 1;
-    if (resolving) return 0;
-    resolving = 1;
-    hp_hot.self_offset = (char *)&hp_self - (char *)__builtin_thread_pointer();
-    int saved = errno;
-    HP_REAL_LOOKUPS(HP_REAL_FNS, hp_hot.real);
+    static _Atomic int done;
+    if (atomic_load_explicit(&done, memory_order_acquire)) return;
+    if (!hp_resolve()) return;   /* a lookup under way on this thread: the next call does it */
     hp_resolve_exec();
     hp_resolve_creds();
-    hp_resolve_locks();
-    hp_resolve_mmap();
-    hp_resolve_io();
-    HP_REAL_LOOKUPS_LAST(HP_REAL_FNS, hp_hot.real);   /* malloc: a non-NULL malloc means every lookup is done */
-    errno = saved;
-    resolving = 0;
-    __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
-    return 1;
-}
-
-/* ---- threads the profiler did not see start ---- */
-
-/* Set while this thread is being adopted: a signal handler that allocates meanwhile must not
- * try again (the registry lock is held), so its allocation goes uncounted. */
-static __thread int adopting __attribute__((tls_model("initial-exec")));
-
-struct hp_thread *hp_adopt_self(void)
-{
-    if (!hp_active || adopting) return NULL;
-    adopting = 1;
-    int saved = errno;
-    int tid = hp_platform_gettid();
-    if (tid != hp_pid) hp_io_raw_off();   /* a thread the program did not start with pthread_create */
-    struct hp_thread *t = hp_registry_adopt(tid, (unsigned long)pthread_self(), hp_self_cpu_ns(), hp_now_ns());
-    hp_self = t;
-    errno = saved;
-    adopting = 0;
-    return t;
+    atomic_store_explicit(&done, 1, memory_order_release);
 }
 
 /* ---- start and exit ---- */
@@ -137,7 +78,7 @@ static void final_report(void)
  * otherwise (or with no sampler) the report is written here. */
 void hp_report_as_profiler(void)
 {
-    hp_locks_flush_deferred();     /* exit, _exit, exec: a wait this thread kept is in it */
+    HP_VIEWS_STEP0(flush);     /* exit, _exit, exec: what this thread kept (a lock wait) */
     struct hp_thread *t = hp_guard_raise();
     if (t && atomic_load_explicit(&t->in_iterate, memory_order_relaxed)) hp_loader_walks_off = 1;
     if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
@@ -165,21 +106,39 @@ static void find_identity(void)
     }
 }
 
+/* The profiler's own descriptors, as the hooks meet them (core/own_fds.h). */
+static int release_own_fds(void)
+{
+    int freed = hp_server_give_up();
+    freed |= hp_report_release_stderr();
+    return freed;
+}
+
+static int server_holds_port(unsigned port)
+{
+    return port == hp_server_port() || port == hp_server_pending_port();
+}
+
+static const struct hp_own_fds own_fds = {
+    .release = release_own_fds,
+    .stderr_replaced = hp_report_stderr_replaced,
+    .holds_port = server_holds_port,
+    .yield_port = hp_server_yield_port,
+};
+
 static void start(int argc, char **argv)
 {
     uint64_t start_cpu = hp_self_cpu_ns();
-    hp_resolve();
+    hp_process_resolve();
     if (getauxval(AT_SECURE)) return;     /* set-user-ID and friends: pass everything through */
     if (!hp_hot.real.malloc || !hp_hot.real.usable_size || !hp_hot.real.pthread_create) return;
 
     hp_memory_init();
     hp_ticks_init();
     hp_hot.ticks_are_tsc = hp_ticks_are_tsc;
-    hp_alloc_init();
     hp_registry_give_states(hp_hot.first_states, HP_HOT_STATES);
     hp_pid = getpid();
     hp_active = 1;
-    hp_io_raw_init();
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
     if (!self) { hp_active = 0; return; }
     self->guard++;
@@ -187,11 +146,12 @@ static void start(int argc, char **argv)
     find_identity();
     hp_syms_note_program();
     hp_report_begin(self->record, hp_pid, argc, argv);
+    hp_own_fds_set(&own_fds);
     atexit(at_exit);
     hp_fork_handlers_install();
     hp_signals_init();
-    hp_cpu_start(self, &hp_cpu_signals);
-    hp_alloc_sites_start();
+    const struct hp_view_start views_start = { self, &hp_view_signals };
+    HP_VIEWS_STEP(start, &views_start);
     /* the main thread's CPU time until now was an earlier program's (exec keeps it) or the
      * profiler's start, not this program's */
     uint64_t now = hp_self_cpu_ns();

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "views/threads/alloc_sites.h"
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/memory.h"
@@ -16,6 +15,7 @@
 #include "core/registry.h"
 #include "core/sampler.h"
 #include "core/ticks.h"
+#include "core/view.h"
 #include "report/report.h"
 #include "darwin.h"
 
@@ -65,7 +65,8 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv)
     }
     self->guard++;
     hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
-    hp_alloc_sites_start();
+    const struct hp_view_start views_start = { self, NULL };   /* no real-time signal is claimed here */
+    HP_VIEWS_STEP(start, &views_start);
     hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
     if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint, NULL) != 0)

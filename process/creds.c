@@ -11,7 +11,7 @@
 #include "report/http_server.h"
 #include "report/out_file.h"
 #include "report/report.h"
-#include "real.h"
+#include "process.h"
 
 /* The real functions, looked up in hp_resolve (real_lookup.h). */
 #define CREDS_FNS(X, C)                                                   \
@@ -36,7 +36,7 @@ void hp_resolve_creds(void)
 /* Only the profiled process itself (not a vfork child in our memory), and not the profiler. */
 static void hold_outputs(void)
 {
-    hp_resolve();
+    hp_process_resolve();
     if (!hp_active || getpid() != hp_pid || (hp_self && hp_self->guard)) return;
     int saved = errno;
     struct hp_thread *t = hp_guard_raise();

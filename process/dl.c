@@ -12,7 +12,7 @@
 #include "core/loader_lock.h"
 #include "core/platform.h"
 #include "core/unloaded.h"
-#include "real.h"
+#include "process.h"
 
 /* The calling thread inside the loader: dl_iterate_phdr (iterating) or dlclose. */
 struct loader_mark {

@@ -21,7 +21,7 @@
 #include "core/thread_state.h"
 #include "report/http_server.h"
 #include "report/report.h"
-#include "real.h"
+#include "process.h"
 
 extern char **environ;
 
@@ -51,7 +51,7 @@ void hp_resolve_exec(void)
 /* Whether this process is the profiled one (not a vfork child sharing our memory). */
 static int profiled_here(void)
 {
-    hp_resolve();
+    hp_process_resolve();
     return hp_active && getpid() == hp_pid;
 }
 
@@ -194,7 +194,7 @@ static int may_run(const struct exec_call *c)
 
 static int do_exec(const struct exec_call *c)
 {
-    hp_resolve();
+    hp_process_resolve();
     if (hp_vfork_child()) {             /* no report here: not our process; image 0 in the new one */
         WITH_CHILD_ENV(c->envp, -1, ce);
         return call_real(c, ce.env);

@@ -6,19 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "views/threads/alloc_sites.h"
 #include "core/clock.h"
-#include "views/cpu/cpu_profile.h"
 #include "core/loader_lock.h"
-#include "views/locks/locks.h"
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
 #include "core/unwind.h"
+#include "core/view.h"
 #include "report/http_server.h"
 #include "report/out_file.h"
 #include "report/report.h"
-#include "real.h"
+#include "process.h"
 
 /* Daemons: see hp_report_detach_stderr. */
 HP_EXPORT pid_t setsid(void)
@@ -152,11 +150,8 @@ HP_EXPORT pid_t fork(void)
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
         hp_report_child_identity(hp_pid, now);
-        hp_locks_fork_child(self);
-        hp_locks_forget_deferred();
         hp_unwind_fork_child();
-        hp_cpu_fork_child(self);
-        hp_alloc_sites_fork_child();
+        HP_VIEWS_STEP(fork_child, self);
         hp_out_files_forget();
         hp_server_restart_in_child();   /* its listener, which the new sampler's first pass serves */
         hp_sampler_restart_in_child();

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "views/cpu/cpu_profile.h"
+#include "core/view.h"
 #include "core/platform.h"
 #include "core/sampler.h"
 #include "core/spinlock.h"
 #include "report/report.h"
-#include "real.h"
+#include "process.h"
 
 #define REPORT_START_MS 2000
 #define REPORT_TIMEOUT_MS 2000
@@ -37,6 +37,7 @@ static struct {
     struct sigaction program_view[NSIG];    /* what the program believes is installed there */
     void (*cpu_handler)(int, siginfo_t *, void *);   /* the CPU profile's, once installed */
     int cpu_onstack;                        /* installed with SA_ONSTACK (a Go program's threads) */
+    void (*cpu_moved)(int signo), (*cpu_lost)(void);   /* the program took it: moved, or none free */
     _Atomic int cpu_signal;                 /* the signal it is installed for now, 0 none */
 } disp = { .lock = HP_SPINLOCK_INIT };
 
@@ -82,7 +83,7 @@ static void on_report_signal(int sig)
 {
     int saved = errno;
     if (getpid() == hp_pid) {
-        hp_locks_flush_deferred();   /* a wait this thread kept */
+        HP_VIEWS_STEP0(flush);   /* what this thread kept (a lock wait) */
         hp_report_ending_signal(sig, hp_platform_gettid());
         hp_sampler_write_report(REPORT_START_MS, REPORT_TIMEOUT_MS);
     }
@@ -153,11 +154,14 @@ static int free_rt_signal(int down)
 
 /* The first real-time signal: Go's runtime, which installs handlers on the signals from 35 up
  * through libc, leaves glibc's first one (34) alone. */
-static int claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack)
+static int claim_cpu(void (*fn)(int, siginfo_t *, void *), int onstack, void (*moved)(int signo),
+                     void (*lost)(void))
 {
     hp_spin_lock(&disp.lock);
     disp.cpu_handler = fn;
     disp.cpu_onstack = onstack;
+    disp.cpu_moved = moved;
+    disp.cpu_lost = lost;
     int sig = free_rt_signal(0);
     if (sig && install_cpu(sig, 0) != 0) sig = 0;
     hp_spin_unlock(&disp.lock);
@@ -171,14 +175,14 @@ static void cpu_signal_taken(void)
 {
     int to = free_rt_signal(1);
     if (to && install_cpu(to, 0) == 0) {
-        hp_cpu_signal_moved(to);
+        disp.cpu_moved(to);
         return;
     }
     atomic_store(&disp.cpu_signal, 0);
-    hp_cpu_off(HP_CPU_OFF_HANDLER);
+    disp.cpu_lost();
 }
 
-const struct hp_cpu_signals hp_cpu_signals = { claim_cpu, set_default };
+const struct hp_view_signals hp_view_signals = { claim_cpu, set_default };
 
 /* In a vfork child (the parent's memory, dispositions of its own until it execs): the call goes to
  * the kernel as the program made it and nothing of ours changes, or the parent would take the

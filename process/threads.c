@@ -9,21 +9,20 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "views/cpu/cpu_profile.h"
+#include "core/view.h"
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
 #include "core/thread_start.h"
-#include "views/io/io_raw.h"
-#include "real.h"
+#include "process.h"
 
 static void thread_ends(void *unused)
 {
     (void)unused;
     struct hp_thread *t = hp_self;
     if (!t) return;
-    hp_locks_flush_deferred();
-    hp_cpu_thread_end(t);
+    HP_VIEWS_STEP0(flush);
+    HP_VIEWS_STEP(thread_end, t);
     int saved = errno;
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0 &&
@@ -38,7 +37,7 @@ static void *trampoline(void *arg)
     void *(*fn)(void *), *fn_arg;
     hp_self = hp_thread_begin(arg, &fn, &fn_arg);
     if (hp_self) hp_self->managed = 1;
-    hp_cpu_thread_start(hp_self);
+    HP_VIEWS_STEP(thread_start, hp_self);
     void *ret;
     pthread_cleanup_push(thread_ends, NULL);
     ret = fn(fn_arg);
@@ -50,7 +49,7 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 {
     hp_resolve();
     struct hp_thread *self = hp_self;
-    if (!self || !self->guard) hp_io_raw_off();   /* the program's second thread */
+    if (!self || !self->guard) hp_raw_syscalls_off();   /* the program's second thread */
     if (!hp_active || (self && self->guard)) return hp_hot.real.pthread_create(th, attr, fn, arg);
     return hp_thread_create(hp_hot.real.pthread_create, th, attr, fn, arg, trampoline);
 }
@@ -59,7 +58,7 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 HP_EXPORT int pthread_cancel(pthread_t th)
 {
     hp_resolve();
-    hp_io_raw_off();
+    hp_raw_syscalls_off();
     return hp_hot.real.pthread_cancel(th);
 }
 
@@ -68,21 +67,21 @@ HP_EXPORT int pthread_cancel(pthread_t th)
 HP_EXPORT int thrd_create(void *thr, int (*fn)(void *), void *arg)
 {
     hp_resolve();
-    hp_io_raw_off();
+    hp_raw_syscalls_off();
     return hp_hot.real.thrd_create(thr, fn, arg);
 }
 
 HP_EXPORT int timer_create(clockid_t clock, struct sigevent *ev, timer_t *id)
 {
     hp_resolve();
-    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_io_raw_off();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_raw_syscalls_off();
     return hp_hot.real.timer_create(clock, ev, id);
 }
 
 HP_EXPORT int mq_notify(int mq, const struct sigevent *ev)
 {
     hp_resolve();
-    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_io_raw_off();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_raw_syscalls_off();
     return hp_hot.real.mq_notify(mq, ev);
 }
 

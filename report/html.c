@@ -1,6 +1,7 @@
 /* html.c — see html.h. Built like the report itself (profiler memory, no stdio), so it can be
  * written from the same exit and signal paths. */
 #include "html.h"
+#include "section.h"
 
 #include "core/clock.h"
 #include "core/config.h"
@@ -8,8 +9,6 @@
 #include "core/platform.h"
 #include "core/sampler.h"
 #if !defined(__APPLE__)   /* no CPU profile in the macOS build */
-#include "views/threads/alloc_section.h"
-#include "views/cpu/cpu_section.h"
 #include "flamegraph.h"
 #endif
 #include "format.h"
@@ -68,27 +67,17 @@ static void tables(struct hp_buf *out)
 /* The views that give folded stacks, each drawn as a flame graph when it has samples. */
 static void flame_graphs(struct hp_buf *out)
 {
-#if defined(__APPLE__)
-    (void)out;
-#else
-    static const struct {
-        const char *id, *title;
-        int (*folded)(struct hp_buf *out);
-    } views[] = {
-        { "flame-cpu", "CPU", hp_cpu_folded },
-        { "flame-alloc", "Allocations", hp_alloc_folded },
-    };
-    for (unsigned i = 0; i < sizeof views / sizeof *views; i++) {
+    HP_FOR_EACH_SECTION(s) {
+        if (!s->folded) continue;
         struct hp_buf folded = { 0 };
-        if (views[i].folded(&folded) == 0 && folded.len) {
-            hp_buf_printf(out, "<section id=\"%s\"><h2>%s flame graph</h2>\n", views[i].id, views[i].title);
-            if (hp_flamegraph_svg(out, folded.data, folded.len, views[i].title) != 0)
+        if (s->folded(&folded) == 0 && folded.len) {
+            hp_buf_printf(out, "<section id=\"%s\"><h2>%s flame graph</h2>\n", s->flame_id, s->flame_title);
+            if (hp_flamegraph_svg(out, folded.data, folded.len, s->flame_title) != 0)
                 hp_buf_puts(out, "<p class=\"absent\">No samples to draw.</p>");
             hp_buf_puts(out, "</section>\n");
         }
         hp_buf_free(&folded);
     }
-#endif
 }
 
 /* The JSON report for the page's script: a '<' (only ever inside a string) becomes \u003c, so

@@ -268,8 +268,8 @@ static void respond_error(struct client *c, int status, const char *message, con
 
 static const struct hp_section *find_section(const char *key)
 {
-    for (unsigned i = 0; i < hp_section_count; i++)
-        if (strcmp(hp_section_keys[hp_sections[i]->id], key) == 0) return hp_sections[i];
+    HP_FOR_EACH_SECTION(s)
+        if (strcmp(hp_section_keys[s->id], key) == 0) return s;
     return NULL;
 }
 
@@ -324,9 +324,8 @@ static void serve_status(struct client *c, int head_only)
     hp_json_u64(&j, "interval_ms", hp_config.interval_ms);
     hp_json_u64(&j, "port", server.port);
     hp_json_array_begin(&j, "views");
-    for (unsigned i = 0; i < hp_section_count; i++)
-        if (hp_config.sections & (1u << hp_sections[i]->id))
-            hp_json_string(&j, NULL, hp_section_keys[hp_sections[i]->id]);
+    HP_FOR_EACH_SECTION(s)
+        if (hp_config.sections & (1u << s->id)) hp_json_string(&j, NULL, hp_section_keys[s->id]);
     hp_json_array_end(&j);
     hp_json_object_end(&j);
     hp_buf_putc(&b, '\n');

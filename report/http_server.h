@@ -31,7 +31,7 @@ unsigned hp_server_pending_port(void);
  * listens there, it lets go at once, so the program's bind works as it would without the
  * profiler; the server listens again a second later on another port (hotpath-console --list). */
 void hp_server_yield_port(unsigned p);
-/* The program ran out of descriptors (process/fd_room.c): the server closes its listener and
+/* The program ran out of descriptors (core/own_fds.h: hp_fd_room): the server closes its listener and
  * connections and serves no more, in this process and its fork children. Returns 1 when it held
  * any and has let them go (it waits up to half a second for the server thread). */
 int hp_server_give_up(void);

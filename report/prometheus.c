@@ -18,8 +18,7 @@ void hp_prometheus_render(struct hp_buf *out)
     hp_prom_u64(out, "hotpath_rss_bytes", "", f.rss_bytes);
     hp_prom_family(out, "hotpath_profiler_cpu_seconds_total", "counter", "CPU time of the profiler's sampler thread.");
     hp_prom_double(out, "hotpath_profiler_cpu_seconds_total", "", (double)f.profiler_cpu_ns / 1e9);
-    for (unsigned i = 0; i < hp_section_count; i++) {
-        const struct hp_section *s = hp_sections[i];
+    HP_FOR_EACH_SECTION(s) {
         if (!s->prometheus || !(hp_config.sections & (1u << s->id))) continue;
         void *snap = s->snapshot();
         if (!snap) continue;

@@ -23,9 +23,7 @@
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
-#include "views/threads/alloc_section.h"
 #if !defined(__APPLE__)
-#include "views/cpu/cpu_section.h"
 #endif
 #include "format.h"
 #if !defined(__APPLE__)
@@ -227,8 +225,7 @@ struct taken {
 static unsigned take_snapshots(struct taken *out, uint32_t sections)
 {
     unsigned n = 0;
-    for (unsigned i = 0; i < hp_section_count; i++) {
-        const struct hp_section *s = hp_sections[i];
+    HP_FOR_EACH_SECTION(s) {
         if (!(sections & (1u << s->id))) continue;
         void *snap = s->snapshot();
         if (snap) out[n++] = (struct taken){ s, snap };
@@ -423,9 +420,9 @@ void hp_report_write_final(void)
         if (owned) hp_platform_close(fd);
         hp_buf_free(&out);
     }
-    hp_alloc_files_write(report.pid, report.image); /* HOTPATH_ALLOC_FOLDED, HOTPATH_ALLOC_FLAMEGRAPH */
-#if !defined(__APPLE__)   /* no CPU profile and no HTML report in the macOS build */
-    hp_cpu_files_write(report.pid, report.image);   /* HOTPATH_CPU_FOLDED, HOTPATH_CPU_FLAMEGRAPH */
+    HP_FOR_EACH_SECTION(s)     /* folded stacks and flame graphs: HOTPATH_CPU_FOLDED, ... */
+        if (s->files_write) s->files_write(report.pid, report.image, command());
+#if !defined(__APPLE__)   /* no HTML report in the macOS build */
     hp_html_write(report.pid, report.image);       /* HOTPATH_HTML_PATH */
 #endif
     errno = saved;

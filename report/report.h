@@ -25,7 +25,7 @@ int hp_report_fork_child(void);
 void hp_report_detach_stderr(void);
 /* Before daemon() replaces fd 2 where no hook sees it: a copy of the original stderr is made. */
 void hp_report_keep_stderr(void);
-/* The program ran out of descriptors (process/fd_room.c): the copy of stderr is closed and the
+/* The program ran out of descriptors (core/own_fds.h: hp_fd_room): the copy of stderr is closed and the
  * report goes to fd 2 as it stands then. Not once the final report has begun. Returns 1 when a
  * descriptor was freed. */
 int hp_report_release_stderr(void);

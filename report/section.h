@@ -1,10 +1,12 @@
-/* section.h — one view of the report. Every view registers one section with the same renderings
- * (text table, JSON), so the exit report, the server and the console never need editing when a
- * view is added: add its file and one line in sections.c. */
+/* section.h — one section of the report, as a view gives it (core/view.h: its descriptor lists
+ * its sections): the same renderings for every section (text table, JSON, Prometheus, flame
+ * graph, files of its own), so the exit report, the server, the HTML page and the console never
+ * need editing when a view is added. */
 #ifndef HP_SECTION_H
 #define HP_SECTION_H
 
 #include "core/config.h"
+#include "core/view.h"
 #include "buf.h"
 #include "json.h"
 
@@ -17,10 +19,20 @@ struct hp_section {
     void (*json)(const void *snap, struct hp_json *out);  /* writes the value under its key */
     /* Prometheus text exposition families of the view (report/prometheus.c); NULL if none. */
     void (*prometheus)(const void *snap, struct hp_buf *out);
+    /* Its folded stacks for the HTML page's flame graph (id and title there), 0 or -1; NULL if
+     * it has none. */
+    int (*folded)(struct hp_buf *out);
+    const char *flame_id, *flame_title;
+    /* At a report: the files of its own it writes beside it (folded stacks, SVG), their titles
+     * naming the process (its pid and command line); NULL if none. */
+    void (*files_write)(int pid, unsigned image, const char *command);
 };
 
-extern const struct hp_section *const hp_sections[];
-extern const unsigned hp_section_count;
+/* Every view's sections, in report order. */
+#define HP_FOR_EACH_SECTION(s)                                                                   \
+    HP_FOR_EACH_VIEW(s##_view)                                                                   \
+        for (const struct hp_section *const *s##_at = s##_view->sections, *s;                    \
+             s##_at < s##_view->sections + s##_view->nsections && ((s = *s##_at), 1); s##_at++)
 
 /* The title line every section's table starts with; ` (shown/total)` when rows were cut. */
 void hp_section_title(struct hp_buf *out, const char *title, const char *description,

@@ -7,7 +7,7 @@
 #include <signal.h>
 
 #include "cpu_profile.h"
-#include "process/real.h"
+#include "core/hooks.h"
 
 typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 

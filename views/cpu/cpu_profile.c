@@ -57,7 +57,7 @@ static int cookie;                     /* our timers' sigev_value: tells their s
 static _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
 static uint32_t slot_words, ring_slots = 64;
 
-static const struct hp_cpu_signals *signals;   /* given by hp_cpu_start */
+static const struct hp_view_signals *signals;   /* given by hp_cpu_start */
 static _Atomic int cpu_signo;          /* the real-time signal the timers fire */
 
 const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
@@ -497,7 +497,13 @@ static int program_is_go(void)
     return go;
 }
 
-void hp_cpu_start(struct hp_thread *main_thread, const struct hp_cpu_signals *sigs)
+/* The program took the profile's signal and no other real-time signal was free. */
+static void signal_lost(void)
+{
+    hp_cpu_off(HP_CPU_OFF_HANDLER);
+}
+
+void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *sigs)
 {
     signals = sigs;
     slot_words = 2 + hp_config.stack_depth;
@@ -518,7 +524,7 @@ void hp_cpu_start(struct hp_thread *main_thread, const struct hp_cpu_signals *si
     if (main_thread) main_thread->guard--;
     atomic_store(&cpu_on, 1);
     atomic_store(&cpu_started, 1);
-    int signo = signals->claim(on_cpu_signal, program_is_go());
+    int signo = signals->claim(on_cpu_signal, program_is_go(), hp_cpu_signal_moved, signal_lost);
     if (signo < 0) {
         atomic_store(&cpu_on, 0);
         atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);

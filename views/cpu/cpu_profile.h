@@ -16,21 +16,14 @@
 
 #include "core/stacks.h"
 #include "core/thread_state.h"
+#include "core/view.h"
 
 enum hp_cpu_off_reason {
     HP_CPU_OFF_NONE, HP_CPU_OFF_SETTING, HP_CPU_OFF_HANDLER, HP_CPU_OFF_DISPOSITION, HP_CPU_OFF_FAILED
 };
 
-/* Where the profile's signal comes from (process/signals.c, which keeps the program's view of its
- * dispositions): claim installs fn on a free real-time signal and returns it, -1 with none (with
- * SA_ONSTACK if onstack); set_default gives a signal its default action (a signal there that is no
- * timer's, while the program left it at its default). */
-struct hp_cpu_signals {
-    int (*claim)(void (*fn)(int, siginfo_t *, void *), int onstack);
-    void (*set_default)(int sig);
-};
 /* At start, on the main thread, after the configuration is parsed (the constructor). */
-void hp_cpu_start(struct hp_thread *main_thread, const struct hp_cpu_signals *signals);
+void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *signals);
 /* On the thread itself: as it starts (its timer and ring), as it ends. */
 void hp_cpu_thread_start(struct hp_thread *t);
 /* The signal the timers fire now (0 before the start or with none). */

@@ -282,6 +282,10 @@ const struct hp_section hp_functions_cpu_section = {
     .release = cpu_release,
     .table = cpu_table,
     .json = cpu_json,
+    .folded = hp_cpu_folded,
+    .flame_id = "flame-cpu",
+    .flame_title = "CPU",
+    .files_write = hp_cpu_files_write,
 };
 
 /* ---- folded stacks (HOTPATH_CPU_FOLDED) and their flame graph: threads merged ---- */
@@ -302,13 +306,13 @@ int hp_cpu_folded(struct hp_buf *out)
 
 /* HOTPATH_CPU_FOLDED and HOTPATH_CPU_FLAMEGRAPH: the same folded stacks, as text and as SVG.
  * With the profile off the folded file is written empty and the flame graph says why. */
-void hp_cpu_files_write(int pid, unsigned image)
+void hp_cpu_files_write(int pid, unsigned image, const char *command)
 {
     struct hp_cpu_view v;
     hp_cpu_view(&v);
     const char *off = hp_cpu_off_text(v.off);
     char title[256];
-    snprintf(title, sizeof title, "CPU: %.120s (pid %d, %s)", hp_report_command(), pid,
+    snprintf(title, sizeof title, "CPU: %.120s (pid %d, %s)", command, pid,
              v.enabled ? "samples of thread CPU time" : off ? off : "profile off");
     const struct hp_profile_files files = {
         hp_config.cpu_folded, "HOTPATH_CPU_FOLDED", hp_config.cpu_flamegraph, "HOTPATH_CPU_FLAMEGRAPH",

@@ -1,7 +1,7 @@
 /* fd_more.c — calls that make a descriptor inside glibc, where the open and pipe hooks do not see
  * it (opendir, tmpfile, mkstemp, popen, the old epoll_create and inotify_init): hooked only so
  * that, when they fail with EMFILE, the profiler makes room and they are made once more
- * (fd_room.h). Their descriptors are named when first used, as any other unhooked one. */
+ * (core/own_fds.h). Their descriptors are named when first used, as any other unhooked one. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "process/fd_room.h"
-#include "process/real.h"
+#include "core/own_fds.h"
+#include "core/hooks.h"
 
 /* The real functions (real_lookup.h), looked up at their first call. */
 #define FD_MORE_FNS(X, C)                                                                       \

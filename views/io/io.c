@@ -25,8 +25,6 @@
 #define FDTAB_MIN 1024u
 #define FDTAB_MAX (1u << 24)      /* descriptors above this are named on every call, not kept */
 
-struct hp_fdtab hp_io_empty_tab;
-
 static hp_spinlock fd_lock = HP_SPINLOCK_INIT;    /* fd table changes and growth */
 static hp_spinlock res_lock = HP_SPINLOCK_INIT;   /* record inserts */
 static struct hp_io_res *_Atomic htab[HTAB];
@@ -70,11 +68,6 @@ static void settle(void)
     hp_hot.io_period = hp_config.io_time_period;
     iter = hp_config.io_iter;
     pthread_atfork(NULL, NULL, hp_io_fork_child);
-}
-
-void hp_io_init(void)
-{
-    settle();
 }
 
 /* ---- records ---- */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "process/real.h"
+#include "core/hooks.h"
 #include "core/histogram.h"
 #include "io_names.h"
 #include "core/sample_gap.h"
@@ -56,13 +56,13 @@ struct hp_fdtab {
     struct hp_io_res *_Atomic slot[];
 };
 
-/* The table and the sampling period live in the hooks' hot page (process/real.h): hp_hot.io_fdtab,
+/* The table and the sampling period live in the hooks' hot page (core/hooks.h): hp_hot.io_fdtab,
  * and hp_hot.io_period, which times one call in io_period per thread (1 = every call, 0 = none:
  * HOTPATH_IO_TIME_SAMPLING_RATE). The table is this empty one until the first descriptor. */
-extern struct hp_fdtab hp_io_empty_tab;
+extern struct hp_fdtab hp_io_empty_tab;   /* core/hooks_linux.c, with the page */
 
-/* Settings, the table and the fork handler: once, from the constructor's thread. */
-void hp_io_init(void);
+/* The hooks' real functions (io_hooks.c, the list: io_fns.h), from hp_resolve. */
+void hp_resolve_io(void);
 
 /* ---- lookups (any thread) ---- */
 

@@ -14,9 +14,7 @@
 
 #include "core/own_pipe.h"
 #include "core/platform.h"
-#include "report/report.h"
-#include "report/http_server.h"
-#include "process/fd_room.h"
+#include "core/own_fds.h"
 #include "io_real.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -119,7 +117,7 @@ HP_EXPORT int close(int fd)
     EARLY(SYS_close, fd);
     if (__builtin_expect(hp_own_pipe_has(fd), 0) && guarded()) return 0;   /* libunwind's */
     if (hp_io_thread()) hp_io_close(fd);
-    if (fd == 2) hp_stderr_going(1);
+    if (fd == 2) hp_own_stderr_going(1);
     return hp_hot.io.close(fd);
 }
 
@@ -128,7 +126,7 @@ HP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
     EARLY(SYS_close_range, first, last, flags);
     if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last && hp_io_thread())
         hp_io_close_range(first, last);
-    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_stderr_going(1);
+    if (first <= 2 && last >= 2 && !(flags & CLOSE_RANGE_CLOEXEC)) hp_own_stderr_going(1);
     return hp_hot.io.close_range(first, last, flags);
 }
 
@@ -139,7 +137,7 @@ HP_EXPORT void closefrom(int low)
         return;
     }
     unsigned first = (unsigned)(low < 0 ? 0 : low);
-    if (first <= 2) hp_stderr_going(1);
+    if (first <= 2) hp_own_stderr_going(1);
     if (hp_io_thread()) hp_io_close_range(first, UINT_MAX);
     hp_hot.io.closefrom(low);
 }
@@ -161,7 +159,7 @@ HP_EXPORT int dup(int fd)
 /* The program puts another file at newfd. */
 static inline void taking(int newfd)
 {
-    if (newfd == 2) hp_stderr_going(0);
+    if (newfd == 2) hp_own_stderr_going(0);
 }
 
 HP_EXPORT int dup2(int oldfd, int newfd)
@@ -303,11 +301,7 @@ static void program_binds(int fd, const struct sockaddr *addr, socklen_t len)
         p = ntohs(((const struct sockaddr_in *)addr)->sin_port);
     else if (addr && addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6))
         p = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-    if (p == 0 || (p != hp_server_port() && p != hp_server_pending_port())) return;
-    int type = 0, saved = errno;
-    socklen_t tlen = sizeof type;
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && type == SOCK_STREAM) hp_server_yield_port(p);
-    errno = saved;
+    hp_own_port_bound(fd, p);
 }
 
 HP_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)

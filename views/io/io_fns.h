@@ -1,6 +1,6 @@
 /* io_fns.h — the I/O functions the hooks wrap, as found after libhotpath.so: declared once here
  * (an X-macro list, core/real_lookup.h), looked up by hp_resolve_io in views/io/io_hooks.c, in list
- * order. They live in the hooks' hot page (real.h: hp_hot.io), in list order. */
+ * order. They live in the hooks' hot page (core/hooks.h: hp_hot.io), in list order. */
 #ifndef HP_IO_FNS_H
 #define HP_IO_FNS_H
 

@@ -23,7 +23,7 @@
 #include <errno.h>
 #include <sys/types.h>
 
-#include "process/real.h"
+#include "core/hooks.h"
 
 /* Once the profiler runs (not in secure mode): allow raw calls if the functions found are
  * glibc's and no thread was seen yet. */

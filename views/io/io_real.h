@@ -4,8 +4,7 @@
 #define HP_IO_REAL_H
 
 #include "io.h"
-#include "report/report.h"
-#include "process/real.h"
+#include "core/hooks.h"
 
 /* Resolve (hp_resolve, which calls hp_resolve_io) if not done yet: 0 while this thread is inside
  * dlsym (then the hooks go straight to the kernel, or fail with ENOSYS where there is none). */
@@ -20,14 +19,6 @@ static inline struct hp_thread *hp_io_thread(void)
     struct hp_thread *t = hp_self_hot();
     if (__builtin_expect(t != NULL, 1)) return t->guard ? NULL : t;
     return hp_active ? hp_adopt_self() : NULL;
-}
-
-/* The program is about to close fd 2 (closed = 1) or put another file there: the report keeps
- * what it needs of the original stderr (report.h). Not from a vfork child, whose fd 2 is its own
- * while what the report keeps lives in the parent's memory. */
-static inline void hp_stderr_going(int closed)
-{
-    if (!hp_vfork_child()) hp_report_stderr_replaced(closed);
 }
 
 /* The profiler's own code is running on this thread (its guard is up). */

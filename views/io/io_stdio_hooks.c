@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "process/fd_room.h"
+#include "core/own_fds.h"
 #include "io_real.h"
 
 /* glibc's FILE (libio.h, stable ABI): a stream backed by a descriptor has _IO_IS_FILEBUF; errors
@@ -107,7 +107,7 @@ HP_EXPORT int fclose(FILE *f)
     EARLY_FAIL(EOF);
     struct hp_thread *t = hp_io_thread();
     int fd = stream_fd(f);
-    if (fd == 2) hp_stderr_going(1);   /* gnulib's close_stdout, before exit */
+    if (fd == 2) hp_own_stderr_going(1);   /* gnulib's close_stdout, before exit */
     if (!t || fd < 0) return hp_hot.io.fclose(f);
     struct hp_io_res *res = hp_io_res_of(t, fd);
     hp_io_close(fd);

@@ -17,7 +17,7 @@
 
 #include "core/config.h"
 #include "locks.h"
-#include "process/real.h"
+#include "core/hooks.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

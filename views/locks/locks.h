@@ -263,4 +263,11 @@ int hp_locks_overflowed(unsigned kind); /* some locks of the kind went to <other
  * forgotten but the forking thread. */
 void hp_locks_fork_child(const struct hp_thread *self);
 
+/* The hooks' real functions (lock_hooks.c): from hp_resolve, or a hook's first call. */
+void hp_resolve_locks(void);
+/* The calling thread's contended wait not yet recorded (lock_hooks.c): recorded now. */
+void hp_locks_flush_deferred(void);
+/* In a fork child: that wait was the parent's. */
+void hp_locks_forget_deferred(void);
+
 #endif

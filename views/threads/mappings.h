@@ -13,4 +13,7 @@ uint64_t hp_mappings_remove(uintptr_t start, uint64_t len);
 /* Anonymous bytes mapped now. */
 uint64_t hp_mappings_live(void);
 
+/* The mmap hooks' real functions (mmap_hooks.c), from hp_resolve. */
+void hp_resolve_mmap(void);
+
 #endif

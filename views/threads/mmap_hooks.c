@@ -12,7 +12,7 @@
 #include "mappings.h"
 #include "core/thread_state.h"
 #include "core/unwind.h"
-#include "process/real.h"
+#include "core/hooks.h"
 
 /* The real functions, looked up in hp_resolve (real_lookup.h). */
 #define MMAP_FNS(X, C)                                                                  \

@@ -12,7 +12,6 @@
 #include "core/ticks.h"
 #include "report/format.h"
 #include "report/history_json.h"
-#include "views/locks/locks_section.h"
 #include "report/prometheus.h"
 #include "report/section.h"
 #include "report/table.h"
@@ -195,6 +194,18 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     if (s->has_history) history_line(s, out);
 }
 
+
+/* What the thread waits on, named by the view that owns it (the locks view's lock); null when
+ * none is (or no such view is built, as on macOS). */
+static void blocked_on_json(struct hp_json *j, const void *what)
+{
+    HP_FOR_EACH_VIEW(v)
+        if (v->blocked_on_json) {
+            v->blocked_on_json(j, "blocked_on", what);
+            return;
+        }
+    hp_json_null(j, "blocked_on");
+}
 static void threads_json(const void *snap, struct hp_json *j)
 {
     const struct threads_snap *s = snap;
@@ -239,11 +250,7 @@ static void threads_json(const void *snap, struct hp_json *j)
         hp_json_u64(j, "cond_wait_count", r->c.cond_wait_count);
         hp_json_u64(j, "io_ns", hp_ticks_to_ns(r->c.io_ticks));
         hp_json_u64(j, "io_count", r->c.io_count);
-#if defined(__APPLE__)   /* no locks view in the macOS build: no thread is seen blocked on a lock */
-        hp_json_null(j, "blocked_on");
-#else
-        hp_lock_json(j, "blocked_on", r->c.blocked_on);
-#endif
+        blocked_on_json(j, r->c.blocked_on);
         hp_json_u64(j, "mmap_bytes", r->c.mapped_bytes);
         hp_json_u64(j, "munmap_bytes", r->c.unmapped_bytes);
         if (r->folded) hp_json_u64(j, "exited_threads", r->folded);

@@ -1,7 +1,10 @@
-/* real.h — the functions the hooks wrap, as found after libhotpath.so (dlsym RTLD_NEXT), and the
- * small static arena that serves allocations while dlsym itself is still looking them up. */
-#ifndef HP_REAL_H
-#define HP_REAL_H
+/* hooks.h — what every hook of every view stands on (Linux): the functions the hooks wrap, as
+ * found after libhotpath.so (dlsym RTLD_NEXT), the hooks' hot page, whether the profiler runs,
+ * the thread a counted call belongs to, and the small static arena that serves allocations while
+ * dlsym itself is still looking them up. The hot page's layout is put together from the views'
+ * lists at compile time (the I/O functions, views/io/io_fns.h); no view's code is called. */
+#ifndef HP_HOOKS_H
+#define HP_HOOKS_H
 
 #include <pthread.h>
 #include <signal.h>
@@ -9,8 +12,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "core/real_lookup.h"
-#include "core/thread_state.h"
+#include "real_lookup.h"
+#include "thread_state.h"
 #include "views/io/io_fns.h"
 
 #define HP_EXPORT __attribute__((visibility("default")))
@@ -96,17 +99,9 @@ static inline int hp_vfork_child(void)
     return hp_active && getpid() != hp_pid;
 }
 
-/* Look up every real function; 0 while a lookup is already under way on this thread. */
+/* Look up every real function: the core's lists here, then each view's (struct hp_view's
+ * resolve), malloc last; 0 while a lookup is already under way on this thread. */
 int hp_resolve(void);
-void hp_resolve_exec(void);
-void hp_resolve_creds(void);
-void hp_resolve_io(void);   /* views/io/io_hooks.c */
-void hp_resolve_locks(void);   /* views/locks/lock_hooks.c */
-void hp_resolve_mmap(void);
-/* Where libhotpath.so itself lives, for children's LD_PRELOAD. */
-extern char hp_lib_path[];
-/* The HOTPATH_* entries of our environment at start, NULL-terminated, for children. */
-extern char **hp_settings;
 void *hp_boot_alloc(size_t n, size_t align);
 size_t hp_boot_size(const void *p);   /* the size asked for a boot-arena block */
 #define HP_BOOT_ARENA_SIZE (64 * 1024)
@@ -117,28 +112,14 @@ static inline int hp_in_boot_arena(const void *p)
     return (const char *)p >= hp_boot_arena && (const char *)p < hp_boot_arena + HP_BOOT_ARENA_SIZE;
 }
 
+
 /* A thread's first counted operation: give it a state and a record. */
 struct hp_thread *hp_adopt_self(void);
 
-/* Choose how usable sizes are read (once, at start). */
-void hp_alloc_init(void);
-
-/* Write the final report from a program thread, with the guard set. */
-void hp_report_as_profiler(void);
-
-/* A fork child that has not yet lived to its sampler's first pass: what it does before an exec is
- * the spawning of a program (a shell's command), as in a vfork child, not a program of its own. */
-int hp_spawning_child(void);
-/* At start: the fork handlers that hold the registry's lock across a fork (process.c). */
-void hp_fork_handlers_install(void);
-/* The calling thread's contended wait not yet recorded (locks.c): recorded now. */
-void hp_locks_flush_deferred(void);
-/* In a fork child: that wait was the parent's. */
-void hp_locks_forget_deferred(void);
-
-/* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
-void hp_signals_init(void);
-/* The CPU profile's signal, kept by signals.c (views/cpu/cpu_profile.h). */
-extern const struct hp_cpu_signals hp_cpu_signals;
+/* A thread the program did not start with pthread_create, or its second thread: the hooks stop
+ * making plain system calls themselves (views/io/io_raw.h), for good. */
+void hp_raw_syscalls_off(void);
+/* Whether hp_raw_syscalls_off has been called: a view that would turn raw calls on asks first. */
+int hp_raw_syscalls_barred(void);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "alloc_sites.h"
 #include "core/thread_state.h"
-#include "process/real.h"
+#include "core/hooks.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -36,7 +36,7 @@ static inline struct hp_thread *hp_counting_thread(void)
     return hp_adopt_self();
 }
 
-/* Count down the thread's bytes to its next allocation sample (views/threads/alloc_sites.h).
+/* Count down the thread's bytes to its next allocation sample (views/alloc/alloc_sites.h).
  * Returns p. */
 static inline void *hp_sample_countdown(struct hp_thread *t, void *p, size_t n)
 {
@@ -85,5 +85,8 @@ static inline void hp_count_free(void *p)
     else if (t == NULL) hp_count_free_slow(p);
     else hp_forget_sampled(p);
 }
+
+/* Choose how usable sizes are read (once, at start: alloc_hooks.c). */
+void hp_alloc_init(void);
 
 #endif

@@ -1,6 +1,6 @@
 /* alloc_section.c — the allocation call-site view, section `functions-alloc` (JSON
  * `functions_alloc`): estimated bytes, calls and live bytes by function, from the sampled
- * allocations (views/threads/alloc_sites.h). A call stack's figures go to the innermost function
+ * allocations (views/alloc/alloc_sites.h). A call stack's figures go to the innermost function
  * outside the allocator, libc and the profiler (exclusive), or with HOTPATH_ALLOC_CUMULATIVE to
  * every function on the stack, once each (inclusive). JSON also has the figures by allocating
  * thread: live bytes there are counted where the block was allocated, whichever thread frees it. */
@@ -277,6 +277,10 @@ const struct hp_section hp_functions_alloc_section = {
     .release = alloc_release,
     .table = alloc_table,
     .json = alloc_json,
+    .folded = hp_alloc_folded,
+    .flame_id = "flame-alloc",
+    .flame_title = "Allocations",
+    .files_write = hp_alloc_files_write,
 };
 
 /* ---- folded stacks (HOTPATH_ALLOC_FOLDED) weighted by estimated bytes, and their flame graph ---- */
@@ -297,10 +301,10 @@ int hp_alloc_folded(struct hp_buf *out)
     return hp_folded_build(out, v.table, bytes_of, v.sites, other, 1);
 }
 
-void hp_alloc_files_write(int pid, unsigned image)
+void hp_alloc_files_write(int pid, unsigned image, const char *command)
 {
     char title[256];
-    snprintf(title, sizeof title, "Allocated bytes: %.120s (pid %d, sampled)", hp_report_command(), pid);
+    snprintf(title, sizeof title, "Allocated bytes: %.120s (pid %d, sampled)", command, pid);
     const struct hp_profile_files files = {
         hp_config.alloc_folded, "HOTPATH_ALLOC_FOLDED", hp_config.alloc_flamegraph, "HOTPATH_ALLOC_FLAMEGRAPH",
         hp_alloc_folded, !hp_config.alloc_sample_bytes, title,

@@ -1,0 +1,101 @@
+/* hooks_linux.c — see hooks.h: the hooks' hot page, the boot arena that serves dlsym's own
+ * allocations, the lookup of every real function (the core's lists, then each view's) and the
+ * adoption of a thread the profiler did not see start. */
+#define _GNU_SOURCE
+#include "hooks.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "clock.h"
+#include "platform.h"
+#include "registry.h"
+#include "view.h"
+#include "views/io/io.h"
+
+/* The I/O view's fd table starts as its empty one, defined here with the page that points to it:
+ * the hooks read it before any view has started. */
+struct hp_fdtab hp_io_empty_tab;
+struct hp_hot hp_hot __attribute__((aligned(4096))) = { .io_period = 1, .io_fdtab = &hp_io_empty_tab, .io_fd_gen = 1 };
+_Static_assert(sizeof(struct hp_hot) <= 4096, "the hooks' globals fit in one page");
+int hp_active;
+int hp_pid;
+
+/* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
+
+char hp_boot_arena[HP_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
+
+/* What the lookups and adoptions share: the arena's fill, and whether every lookup is done. */
+static struct {
+    size_t boot_used;
+    int resolved;
+    _Atomic int raw_barred;     /* hp_raw_syscalls_off was called */
+} hooks;
+
+void *hp_boot_alloc(size_t n, size_t align)
+{
+    if (align < 16) align = 16;
+    size_t start = (hooks.boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
+    if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
+    memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
+    hooks.boot_used = start + n;
+    return hp_boot_arena + start;   /* static storage: already zero, never reused */
+}
+
+size_t hp_boot_size(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - sizeof n, sizeof n);
+    return n;
+}
+
+/* ---- resolution ---- */
+
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
+int hp_resolve(void)
+{
+    if (__atomic_load_n(&hooks.resolved, __ATOMIC_ACQUIRE)) return 1;
+    if (resolving) return 0;
+    resolving = 1;
+    hp_hot.self_offset = (char *)&hp_self - (char *)__builtin_thread_pointer();
+    int saved = errno;
+    HP_REAL_LOOKUPS(HP_REAL_FNS, hp_hot.real);
+    HP_VIEWS_STEP0(resolve);
+    HP_REAL_LOOKUPS_LAST(HP_REAL_FNS, hp_hot.real);   /* malloc: a non-NULL malloc means every lookup is done */
+    errno = saved;
+    resolving = 0;
+    __atomic_store_n(&hooks.resolved, 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* ---- threads the profiler did not see start ---- */
+
+/* Set while this thread is being adopted: a signal handler that allocates meanwhile must not
+ * try again (the registry lock is held), so its allocation goes uncounted. */
+static __thread int adopting __attribute__((tls_model("initial-exec")));
+
+struct hp_thread *hp_adopt_self(void)
+{
+    if (!hp_active || adopting) return NULL;
+    adopting = 1;
+    int saved = errno;
+    int tid = hp_platform_gettid();
+    if (tid != hp_pid) hp_raw_syscalls_off();   /* a thread the program did not start with pthread_create */
+    struct hp_thread *t = hp_registry_adopt(tid, (unsigned long)pthread_self(), hp_self_cpu_ns(), hp_now_ns());
+    hp_self = t;
+    errno = saved;
+    adopting = 0;
+    return t;
+}
+
+void hp_raw_syscalls_off(void)
+{
+    atomic_store(&hooks.raw_barred, 1);
+    __atomic_store_n(&hp_hot.io_raw, 0, __ATOMIC_RELAXED);
+}
+
+int hp_raw_syscalls_barred(void)
+{
+    return atomic_load(&hooks.raw_barred);
+}

@@ -1,0 +1,22 @@
+/* io_view.c — the I/O view: time and bytes per file, socket and pipe, in one section. */
+#include "core/view.h"
+#include "io.h"
+#include "io_raw.h"
+#include "report/section.h"
+
+extern const struct hp_section hp_io_section;
+static const struct hp_section *const sections[] = { &hp_io_section };
+
+static void start(const struct hp_view_start *s)
+{
+    (void)s;
+    hp_io_raw_init();
+}
+
+const struct hp_view hp_io_view = {
+    .name = "io",
+    .resolve = hp_resolve_io,
+    .start = start,
+    .sections = sections,
+    .nsections = 1,
+};

@@ -1,0 +1,25 @@
+/* locks_view.c — the locks view: pthread mutexes, rwlocks and condition variables, in two
+ * sections (mutexes, rw_locks). */
+#include "core/view.h"
+#include "locks.h"
+#include "locks_section.h"
+#include "report/section.h"
+
+extern const struct hp_section hp_mutexes_section, hp_rw_locks_section;
+static const struct hp_section *const sections[] = { &hp_mutexes_section, &hp_rw_locks_section };
+
+static void fork_child(struct hp_thread *self)
+{
+    hp_locks_fork_child(self);
+    hp_locks_forget_deferred();
+}
+
+const struct hp_view hp_locks_view = {
+    .name = "locks",
+    .resolve = hp_resolve_locks,
+    .flush = hp_locks_flush_deferred,
+    .fork_child = fork_child,
+    .blocked_on_json = hp_lock_json,
+    .sections = sections,
+    .nsections = 2,
+};

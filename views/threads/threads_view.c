@@ -1,0 +1,17 @@
+/* threads_view.c — the threads view: each thread's CPU, state and memory (its hooks: the mmap
+ * family here, the malloc family's counts from views/alloc), in one section. */
+#include "core/view.h"
+#include "mappings.h"
+#include "report/section.h"
+
+extern const struct hp_section hp_threads_section;
+static const struct hp_section *const sections[] = { &hp_threads_section };
+
+const struct hp_view hp_threads_view = {
+    .name = "threads",
+#if !defined(__APPLE__)   /* dyld binds the macOS hooks: nothing to look up */
+    .resolve = hp_resolve_mmap,
+#endif
+    .sections = sections,
+    .nsections = 1,
+};
