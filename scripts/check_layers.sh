@@ -3,10 +3,11 @@
 # "Architecture as built"), on the objects' undefined symbols (nm -u), local externs included:
 #   core/        uses no symbol that views/, report/ or process/ define;
 #   views/NAME/  none that another view, report/'s renderers or process/ define;
-#   report/      none that a view or process/ defines.
+#   report/      none that a view or process/ defines;
+#   process/     none that a view defines (it reaches the views through the list only).
 # Allowed across: the list of views (hp_views, views/views.c: what the core and the renderers
 # loop over), and report/'s toolkit that views' sections write with (buf, format, json, table,
-# utf8, section). The functions the hooks interpose (libhotpath.so's exported symbols: malloc,
+# utf8, section, prometheus_text, fn_names, folded, profile_files, flamegraph, history_json). The functions the hooks interpose (libhotpath.so's exported symbols: malloc,
 # syscall, ...) are libc's to everyone and do not count.
 # Usage: check_layers.sh BUILD_DIR LIBRARY OBJECT... (the library's objects, under BUILD_DIR/obj;
 # any other object there, left from an earlier tree, is not looked at). Exit 1, naming each call,
@@ -61,4 +62,5 @@ for v in $views; do
     check "views/$v" "views/$v" others renderers process
 done
 check report report views process
+check process process views
 [ ! -s "$tmp/bad" ] || exit 1
