@@ -1,7 +1,7 @@
 /* real_lookup.h — the real functions (the definitions found after libhotpath.so, which the hooks
  * call) are declared once per group, in an X-macro list, and looked up in one place,
  * hp_real_lookup. The lists: core/hooks.h (hp_hot.real), views/io/io_fns.h (hp_hot.io), and the
- * hook files' own (locks.c, exec.c, creds.c, mmap.c, cpu.c, fd_more.c, dl.c, alloc_cxx.c).
+ * hook files' own (lock_hooks.c, exec.c, creds.c, mmap_hooks.c, cpu_hooks.c, fd_more_hooks.c, dl.c, alloc_cxx_hooks.c).
  *
  * A list is a macro of two parameters, X and C (C is handed to X untouched: the generators below
  * pass their storage in it); each entry reads

@@ -64,7 +64,7 @@ static inline void hp_add_free(struct hp_thread *t, void *p)
     hp_count(&t->free_count, 1);
 }
 
-/* Slow paths (a thread not yet known) stay out of line: alloc.c. */
+/* Slow paths (a thread not yet known) stay out of line: alloc_hooks.c. */
 void hp_count_alloc_slow(void *p) __attribute__((cold));
 void hp_count_free_slow(void *p) __attribute__((cold));
 

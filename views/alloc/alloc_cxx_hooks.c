@@ -1,4 +1,4 @@
-/* alloc_cxx.c — C++ operator new and delete (plain, array, nothrow, sized, aligned). libstdc++'s
+/* alloc_cxx_hooks.c — C++ operator new and delete (plain, array, nothrow, sized, aligned). libstdc++'s
  * operators allocate through malloc and free, whose hooks count them: those pass straight
  * through. Allocators that define their own (jemalloc, tcmalloc) are counted here, with the real
  * operator running under the thread's guard, because some of theirs still call free or malloc

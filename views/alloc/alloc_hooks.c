@@ -1,4 +1,4 @@
-/* alloc.c — the malloc family. Each hook calls the real allocator, then adds the usable size of
+/* alloc_hooks.c — the malloc family. Each hook calls the real allocator, then adds the usable size of
  * the block to the calling thread's counters: two plain stores into thread-local memory, no lock,
  * no syscall. Frees count the usable size too, so the process's Diff is its live heap exactly. */
 #define _GNU_SOURCE

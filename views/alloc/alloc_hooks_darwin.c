@@ -1,4 +1,4 @@
-/* alloc_darwin.c — the malloc family on macOS. Each hook calls the real allocator, then adds the
+/* alloc_hooks_darwin.c — the malloc family on macOS. Each hook calls the real allocator, then adds the
  * block's size (malloc_size, the zone's usable size) to the calling thread's counters: plain
  * stores behind the thread key, no lock, no syscall; and counts down to the thread's next
  * allocation sample (views/alloc/alloc_sites.h), as on Linux. C++ operator new and delete reach

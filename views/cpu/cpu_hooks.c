@@ -1,4 +1,4 @@
-/* cpu.c — a thread that blocks the CPU profile's signal (views/cpu/cpu_profile.h) has its
+/* cpu_hooks.c — a thread that blocks the CPU profile's signal (views/cpu/cpu_profile.h) has its
  * sampling timer stopped meanwhile, so the profiler's signal never waits pending in its mask
  * where the program's sigpending, sigwait or signalfd would find it. SIGPROF and setitimer are
  * the program's own (process/signals.c). */

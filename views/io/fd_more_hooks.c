@@ -1,4 +1,4 @@
-/* fd_more.c — calls that make a descriptor inside glibc, where the open and pipe hooks do not see
+/* fd_more_hooks.c — calls that make a descriptor inside glibc, where the open and pipe hooks do not see
  * it (opendir, tmpfile, mkstemp, popen, the old epoll_create and inotify_init): hooked only so
  * that, when they fail with EMFILE, the profiler makes room and they are made once more
  * (core/own_fds.h). Their descriptors are named when first used, as any other unhooked one. */

@@ -1,4 +1,4 @@
-/* io_fd.c — the hooks that make, name and drop descriptors, so the fd table always says which
+/* io_fd_hooks.c — the hooks that make, name and drop descriptors, so the fd table always says which
  * resource a descriptor is: open family (named by path), pipes, sockets (named by address once
  * they connect, are accepted or listen), dup family, close family. Descriptors made by calls not
  * hooked here are named from /proc/self/fd when first used (views/io/io.c). */

@@ -1,4 +1,4 @@
-/* io.c — the I/O view's data hooks: read, write and their positioned, vectored, socket and
+/* io_hooks.c — the I/O view's data hooks: read, write and their positioned, vectored, socket and
  * `_chk` (fortify) forms, the calls that move data between two descriptors, syncs and seeks.
  * Also resolves every real I/O function (hp_resolve_io, called from hp_resolve; the list is
  * views/io/io_fns.h).

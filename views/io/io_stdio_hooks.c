@@ -1,4 +1,4 @@
-/* io_stdio.c — stdio streams, counted on their file descriptor. glibc's stdio calls its own
+/* io_stdio_hooks.c — stdio streams, counted on their file descriptor. glibc's stdio calls its own
  * internal write/read, which no hook sees, so the stream functions are counted themselves: bytes
  * as the program handed them over or got them back, time spent in the call (buffer copies and
  * the flushes that happen inside). fflush and fclose add their time to the stream's write time,

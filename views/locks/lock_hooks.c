@@ -1,4 +1,4 @@
-/* locks.c — pthread mutex, rwlock and condition variable hooks (the locks view). Each acquisition
+/* lock_hooks.c — pthread mutex, rwlock and condition variable hooks (the locks view). Each acquisition
  * tries first: when the try succeeds nothing is timed; only when it fails is the wait timed
  * (rdtsc before and after the real blocking call). An acquisition is counted while the lock is
  * held, on the record or on its thread group's line (views/locks/locks.h). Return codes are the

@@ -1,4 +1,4 @@
-/* mmap.c — anonymous memory mapped by the program itself (mmap, mremap, munmap): counted per
+/* mmap_hooks.c — anonymous memory mapped by the program itself (mmap, mremap, munmap): counted per
  * thread apart from the heap, since interpreters and custom allocators keep their arenas there.
  * glibc's own large-block mmaps are internal calls and never come here, so nothing counts twice. */
 #define _GNU_SOURCE

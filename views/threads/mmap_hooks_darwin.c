@@ -1,4 +1,4 @@
-/* mmap_darwin.c — anonymous memory mapped by the program itself on macOS (mmap, munmap; there is
+/* mmap_hooks_darwin.c — anonymous memory mapped by the program itself on macOS (mmap, munmap; there is
  * no mremap): counted per thread apart from the heap, as on Linux. libmalloc takes its large
  * blocks with mach_vm_allocate, not mmap, so nothing counts twice. */
 #include <errno.h>
