@@ -54,13 +54,30 @@ struct hp_syms {
     unsigned long long unloads;   /* the loader's count of unloads when it was made */
 };
 
-/* One report opens a set per section, and a big program's tables (node: 110,000 symbols, its
- * DWARF, libc's compressed debug file) would be loaded as many times. So the opens of one thread
- * share its set while one is open (a report holds every section's snapshot at once), and the set
- * closed last (its symbol tables, not its DWARF sessions) is kept for the next open while no
- * module has been unloaded since (a module loaded since is looked up when asked for, as in a new
- * set). The kept set is taken and given back by exchange: two threads never share one. */
-static struct hp_syms *_Atomic kept;
+static struct {
+    /* One report opens a set per section, and a big program's tables (node: 110,000 symbols, its
+     * DWARF, libc's compressed debug file) would be loaded as many times. So the opens of one
+     * thread share its set while one is open (a report holds every section's snapshot at once:
+     * in_use, below), and the set closed last (its symbol tables, not its DWARF sessions) is kept
+     * for the next open while no module has been unloaded since (a module loaded since is looked
+     * up when asked for, as in a new set). The kept set is taken and given back by exchange: two
+     * threads never share one. */
+    struct hp_syms *_Atomic kept;
+    char no_path[1];              /* a module's path where none could be copied: never freed */
+    /* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so
+     * ./prog, under any name) is what exec started then, and the program's own map has no name.
+     * The kernel then started no interpreter (AT_BASE is 0; an LD_PRELOAD library is never in a
+     * static program). Found at start, while the name the loader was given still means what it
+     * meant (the working directory may change). */
+    char program_path[PATH_MAX];
+    /* The program's name as it was started (argv[0]'s base), kept at start: a program may write
+     * its title over argv (setproctitle: nginx, postgres, sshd). */
+    char program_name[NAME_MAX + 1];
+} symbols = {
+    .no_path = "",
+    .program_name = "?",
+};
+/* The set the calling thread's opens share while one is open, and how many opens hold it. */
 static __thread struct hp_syms *in_use;
 static __thread unsigned in_use_count;
 
@@ -78,14 +95,12 @@ static unsigned long long unloads_so_far(void)
     return n;
 }
 
-static char no_path[] = "";
-
 static void release(struct hp_syms *s)
 {
     for (unsigned i = 0; i < s->n; i++) {
         if (s->mods[i].file) syscall(SYS_munmap, s->mods[i].file, s->mods[i].file_size);
         hp_free(s->mods[i].syms);
-        if (s->mods[i].path != no_path) hp_free(s->mods[i].path);
+        if (s->mods[i].path != symbols.no_path) hp_free(s->mods[i].path);
         hp_free(s->mods[i].real_path);
     }
     hp_lines_close(s->lines);
@@ -99,7 +114,7 @@ struct hp_syms *hp_syms_open(void)
         return in_use;
     }
     unsigned long long unloads = unloads_so_far();
-    struct hp_syms *s = atomic_exchange(&kept, NULL);
+    struct hp_syms *s = atomic_exchange(&symbols.kept, NULL);
     if (s && s->unloads != unloads) {
         release(s);
         s = NULL;
@@ -120,7 +135,7 @@ void hp_syms_close(struct hp_syms *s)
     hp_lines_close(s->lines);
     s->lines = NULL;
     s->lines_tried = 0;
-    if ((s = atomic_exchange(&kept, s))) release(s);
+    if ((s = atomic_exchange(&symbols.kept, s))) release(s);
 }
 
 /* A symbol's name without the version a full symbol table may give it (glibc's debug file has
@@ -306,7 +321,7 @@ static int load_debug_table(struct module *m, const ElfW(Shdr) *sh)
 
 static void load_module(struct module *m, const char *path)
 {
-    if (!(m->path = hp_strdup(path))) m->path = no_path;
+    if (!(m->path = hp_strdup(path))) m->path = symbols.no_path;
     char real[PATH_MAX];
     ssize_t n = strcmp(path, program_file) == 0 ? readlink(path, real, sizeof real) : -1;
     if (n > 0 && n < (ssize_t)sizeof real) {        /* not cut short */
@@ -348,21 +363,11 @@ static const char *base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-/* The program's file where /proc/self/exe is not it: the loader run as a program (ld.so ./prog,
- * under any name) is what exec started then, and the program's own map has no name. The kernel
- * then started no interpreter (AT_BASE is 0; an LD_PRELOAD library is never in a static
- * program). Found at start, while the name the loader was given still means what it meant (the
- * working directory may change). */
-static char program_path[PATH_MAX];
-/* The program's name as it was started (argv[0]'s base), kept at start: a program may write its
- * title over argv (setproctitle: nginx, postgres, sshd). */
-static char program_name[NAME_MAX + 1] = "?";
-
 void hp_syms_note_program(void)
 {
-    snprintf(program_name, sizeof program_name, "%s", program_invocation_short_name);
+    snprintf(symbols.program_name, sizeof symbols.program_name, "%s", program_invocation_short_name);
     const char *name = (const char *)getauxval(AT_EXECFN);
-    if (getauxval(AT_BASE) != 0 || !name || !realpath(name, program_path)) program_path[0] = 0;
+    if (getauxval(AT_BASE) != 0 || !name || !realpath(name, symbols.program_path)) symbols.program_path[0] = 0;
 }
 
 static struct module *module_of(struct hp_syms *s, const void *addr)
@@ -382,7 +387,7 @@ static struct module *module_of(struct hp_syms *s, const void *addr)
     m->unloaded = map ? 0 : u.order;
     m->bias = map ? map->l_addr : u.bias;
     load_module(m, !map ? u.path : map->l_name && map->l_name[0] ? map->l_name :
-                   program_path[0] ? program_path : program_file);
+                   symbols.program_path[0] ? symbols.program_path : program_file);
     return m;
 }
 
@@ -408,7 +413,7 @@ static const struct sym *find(const struct module *m, uintptr_t off)
  * name. */
 static const char *short_name(const struct module *m)
 {
-    return strcmp(m->path, program_file) == 0 ? program_name : base_name(m->path);
+    return strcmp(m->path, program_file) == 0 ? symbols.program_name : base_name(m->path);
 }
 
 /* A symbol's name as reports show it: without a version, demangled where it is a C++ name. */

@@ -18,9 +18,17 @@
  * and the libraries it uses, libunwind and mimalloc; and of libc and the loader, where every
  * thread starts and the program's constructors and destructors are called from. */
 struct range { uintptr_t lo, hi; };
-static struct range self_range, helper_ranges[2], libc_range, loader_range;
-static uintptr_t entry;   /* the program's entry point (_start), which calls libc's start of main */
-static _Atomic int ranges_known;
+static struct {
+    struct range self_range, helper_ranges[2], libc_range, loader_range;
+    uintptr_t entry;          /* the program's entry point (_start), which calls libc's start of main */
+    _Atomic int ranges_known;
+    /* Threads inside libunwind now. libunwind takes locks of its own (its caches, its memory
+     * pools); a fork while one is held leaves it held forever in the child, where the next unwind
+     * would wait for it. The count is copied with the memory at the fork: a child that finds it
+     * above zero never unwinds. */
+    _Atomic int unwinding;
+    _Atomic int unwind_off;   /* this process takes no more stacks (hp_unwind_stop, a fork child) */
+} unw;
 
 static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -30,11 +38,11 @@ static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
     hp_module_range(info, &r.lo, &r.hi);
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     uintptr_t me = (uintptr_t)module_range;
-    if (me >= r.lo && me < r.hi) self_range = r;
-    else if (strstr(name, "/libunwind")) helper_ranges[0] = r;
-    else if (strstr(name, "/libmimalloc")) helper_ranges[1] = r;
-    else if (strstr(name, "/libc.so")) libc_range = r;
-    else if (strstr(name, "/ld-linux")) loader_range = r;
+    if (me >= r.lo && me < r.hi) unw.self_range = r;
+    else if (strstr(name, "/libunwind")) unw.helper_ranges[0] = r;
+    else if (strstr(name, "/libmimalloc")) unw.helper_ranges[1] = r;
+    else if (strstr(name, "/libc.so")) unw.libc_range = r;
+    else if (strstr(name, "/ld-linux")) unw.loader_range = r;
     return 0;
 }
 
@@ -45,18 +53,11 @@ static int in_range(const struct range *r, uintptr_t a)
 
 static void know_ranges(void)
 {
-    if (atomic_load_explicit(&ranges_known, memory_order_acquire)) return;
+    if (atomic_load_explicit(&unw.ranges_known, memory_order_acquire)) return;
     hp_walk_modules(module_range, NULL);
-    entry = getauxval(AT_ENTRY);
-    atomic_store_explicit(&ranges_known, 1, memory_order_release);
+    unw.entry = getauxval(AT_ENTRY);
+    atomic_store_explicit(&unw.ranges_known, 1, memory_order_release);
 }
-
-/* Threads inside libunwind now. libunwind takes locks of its own (its caches, its memory pools);
- * a fork while one is held leaves it held forever in the child, where the next unwind would wait
- * for it. The count is copied with the memory at the fork: a child that finds it above zero
- * never unwinds. */
-static _Atomic int unwinding;
-static _Atomic int unwind_off;
 
 /* unw_backtrace's fast path keeps a table per thread (256 KB, every entry written when it is
  * made), so each thread that took even one stack (a first lock, a sampled allocation, a CPU
@@ -90,29 +91,29 @@ __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
  * at the thread's first unw_backtrace after the warm-up. */
 void hp_unwind_warm_up(void)
 {
-    if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return;
+    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return;
     know_ranges();           /* for the CPU profile's signal handler: hp_unwind_start_frames */
     /* No shared cache of unwind rules: libunwind holds its lock while it walks the modules, which
      * waits for the loader's lock; a CPU sample's handler waiting for the cache's lock would then
      * wait for the loader's lock all the same (loader_lock.h). Unwinding goes on without it:
      * repeated stacks come from the per-thread tables of unw_backtrace. */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
-    atomic_fetch_add(&unwinding, 1);
+    atomic_fetch_add(&unw.unwinding, 1);
     void *frames[4];
     stepped_backtrace(frames, 4);
     hp_unwind_warming = 1;
     unw_backtrace(frames, 4);
     hp_unwind_warming = 0;
-    atomic_fetch_sub(&unwinding, 1);
+    atomic_fetch_sub(&unw.unwinding, 1);
 }
 
 int hp_backtrace(void **out, int max)
 {
-    if (atomic_load_explicit(&unwind_off, memory_order_relaxed)) return 0;
+    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return 0;
     /* a signal handler that interrupted the loader (process/dl.c): libunwind would wait on it */
     struct hp_thread *self = hp_self;
     if (self && atomic_load_explicit(&self->in_loader, memory_order_relaxed)) return 0;
-    atomic_fetch_add(&unwinding, 1);
+    atomic_fetch_add(&unw.unwinding, 1);
     int n;
     if (stacks_taken < STEPPED_STACKS) {
         stacks_taken++;
@@ -120,36 +121,37 @@ int hp_backtrace(void **out, int max)
     } else {
         n = unw_backtrace(out, max);
     }
-    atomic_fetch_sub(&unwinding, 1);
+    atomic_fetch_sub(&unw.unwinding, 1);
     return n;
 }
 
 void hp_unwind_fork_child(void)
 {
-    if (atomic_exchange(&unwinding, 0)) atomic_store(&unwind_off, 1);
+    if (atomic_exchange(&unw.unwinding, 0)) atomic_store(&unw.unwind_off, 1);
 }
 
 void hp_unwind_stop(void)
 {
-    atomic_store(&unwind_off, 1);
+    atomic_store(&unw.unwind_off, 1);
 }
 
 int hp_unwind_helper_code(uintptr_t addr)
 {
     know_ranges();
-    return in_range(&helper_ranges[0], addr) || in_range(&helper_ranges[1], addr);
+    return in_range(&unw.helper_ranges[0], addr) || in_range(&unw.helper_ranges[1], addr);
 }
 
 int hp_unwind_start_frames(void *const *raw, int from, int n)
 {
-    if (!atomic_load_explicit(&ranges_known, memory_order_acquire)) return n;
+    if (!atomic_load_explicit(&unw.ranges_known, memory_order_acquire)) return n;
     while (n > from) {
         uintptr_t a = (uintptr_t)raw[n - 1];
         /* _start is known by where it calls from: near the entry point, into libc's start of
          * main (a program linked without crt1 may have its own functions right after its entry) */
-        int entry_call = a > entry && a - entry < 64 && n - 2 >= from &&
-                         in_range(&libc_range, (uintptr_t)raw[n - 2]);
-        if (!in_range(&libc_range, a) && !in_range(&loader_range, a) && !in_range(&self_range, a) && !entry_call)
+        int entry_call = a > unw.entry && a - unw.entry < 64 && n - 2 >= from &&
+                         in_range(&unw.libc_range, (uintptr_t)raw[n - 2]);
+        if (!in_range(&unw.libc_range, a) && !in_range(&unw.loader_range, a) && !in_range(&unw.self_range, a) &&
+            !entry_call)
             break;
         n--;
     }
@@ -168,7 +170,7 @@ unsigned hp_unwind_program(void **out, unsigned max, struct hp_thread *t)
     if (t) t->guard--;
     unsigned k = 0;
     int i = 0;
-    while (i < n && in_range(&self_range, (uintptr_t)raw[i])) i++;
+    while (i < n && in_range(&unw.self_range, (uintptr_t)raw[i])) i++;
     /* a stack of nothing but libc (a lock it takes in a thread of its own) keeps its frames */
     if (n < (int)max + 12) {
         int end = hp_unwind_start_frames(raw, i, n);

@@ -25,39 +25,43 @@ struct live {
 
 _Atomic uint64_t hp_alloc_filter[1u << (HP_ALLOC_FILTER_BITS - 6)];
 
-static _Atomic unsigned char *filter_counts;
-static struct live *live;
-static uint32_t live_mask;
-static struct hp_stacks table;
-static struct hp_alloc_figures *sites, *threads;
-static _Atomic uint32_t threads_used;   /* slots of threads[] ever written: a report reads no further */
-static double mean;
-static _Atomic int on, started;
-static _Atomic uint64_t samples, untracked, seed;
+/* The view's state: the filter's counts, the sampled blocks, the stacks, the figures by site and
+ * by thread, and the counters. */
+static struct {
+    _Atomic unsigned char *filter_counts;
+    struct live *live;
+    uint32_t live_mask;
+    struct hp_stacks table;
+    struct hp_alloc_figures *sites, *threads;
+    _Atomic uint32_t threads_used;    /* slots of threads[] ever written: a report reads no further */
+    double mean;
+    _Atomic int on, started;
+    _Atomic uint64_t samples, untracked, seed;
+} alloc;
 
 static int make_tables(void)
 {
-    mean = hp_config.alloc_sample_bytes;
+    alloc.mean = hp_config.alloc_sample_bytes;
     /* room for the sampled blocks of a live heap of 2^16 sampling intervals (32 GiB at the default) */
-    live_mask = hp_config.alloc_sample_bytes >= 65536 ? (1u << 16) - 1 : (1u << 20) - 1;
-    live = hp_pages(sizeof *live * (live_mask + 1));
-    filter_counts = hp_pages(1u << HP_ALLOC_FILTER_BITS);
-    if (!live || !filter_counts || hp_stacks_init(&table, 16384, 16) != 0) return -1;
-    sites = hp_pages(sizeof *sites * (table.max_entries + 1));
-    threads = hp_pages(sizeof *threads * (HP_ALLOC_THREADS + 1));
-    return sites && threads ? 0 : -1;
+    alloc.live_mask = hp_config.alloc_sample_bytes >= 65536 ? (1u << 16) - 1 : (1u << 20) - 1;
+    alloc.live = hp_pages(sizeof *alloc.live * (alloc.live_mask + 1));
+    alloc.filter_counts = hp_pages(1u << HP_ALLOC_FILTER_BITS);
+    if (!alloc.live || !alloc.filter_counts || hp_stacks_init(&alloc.table, 16384, 16) != 0) return -1;
+    alloc.sites = hp_pages(sizeof *alloc.sites * (alloc.table.max_entries + 1));
+    alloc.threads = hp_pages(sizeof *alloc.threads * (HP_ALLOC_THREADS + 1));
+    return alloc.sites && alloc.threads ? 0 : -1;
 }
 
 void hp_alloc_sites_start(void)
 {
-    if (hp_config.alloc_sample_bytes && make_tables() == 0) atomic_store(&on, 1);
-    atomic_store(&started, 1);
+    if (hp_config.alloc_sample_bytes && make_tables() == 0) atomic_store(&alloc.on, 1);
+    atomic_store(&alloc.started, 1);
 }
 
 /* A uniform draw in (0, 1] (splitmix64 over a shared counter: this runs once per sample). */
 static double uniform(void)
 {
-    uint64_t z = atomic_fetch_add_explicit(&seed, 0x9E3779B97F4A7C15ull, memory_order_relaxed);
+    uint64_t z = atomic_fetch_add_explicit(&alloc.seed, 0x9E3779B97F4A7C15ull, memory_order_relaxed);
     z += (uintptr_t)&z;   /* differs per thread (its stack) and per process image (ASLR) */
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -67,7 +71,7 @@ static double uniform(void)
 
 static int64_t next_interval(void)
 {
-    double d = -mean * hp_log(uniform());
+    double d = -alloc.mean * hp_log(uniform());
     return d > 1e15 ? (int64_t)1e15 : (int64_t)d;
 }
 
@@ -84,44 +88,45 @@ static void sub(_Atomic uint64_t *c, uint64_t n)
 static struct hp_alloc_figures *thread_figures(uint32_t index)
 {
     uint32_t slot = index < HP_ALLOC_THREADS ? index : HP_ALLOC_THREADS;
-    uint32_t used = atomic_load_explicit(&threads_used, memory_order_relaxed);
-    while (used <= slot && !atomic_compare_exchange_weak(&threads_used, &used, slot + 1)) {
+    uint32_t used = atomic_load_explicit(&alloc.threads_used, memory_order_relaxed);
+    while (used <= slot && !atomic_compare_exchange_weak(&alloc.threads_used, &used, slot + 1)) {
     }
-    return &threads[slot];
+    return &alloc.threads[slot];
 }
 
 static void filter_set(uint32_t b)
 {
-    unsigned char c = atomic_load_explicit(&filter_counts[b], memory_order_relaxed);
-    while (c != 255 && !atomic_compare_exchange_weak(&filter_counts[b], &c, (unsigned char)(c + 1))) { }
+    unsigned char c = atomic_load_explicit(&alloc.filter_counts[b], memory_order_relaxed);
+    while (c != 255 && !atomic_compare_exchange_weak(&alloc.filter_counts[b], &c, (unsigned char)(c + 1))) { }
     atomic_fetch_or(&hp_alloc_filter[b >> 6], 1ull << (b & 63));
 }
 
 static void filter_clear(uint32_t b)
 {
-    unsigned char c = atomic_load_explicit(&filter_counts[b], memory_order_relaxed);
-    while (c != 255 && c != 0 && !atomic_compare_exchange_weak(&filter_counts[b], &c, (unsigned char)(c - 1))) { }
+    unsigned char c = atomic_load_explicit(&alloc.filter_counts[b], memory_order_relaxed);
+    while (c != 255 && c != 0 &&
+           !atomic_compare_exchange_weak(&alloc.filter_counts[b], &c, (unsigned char)(c - 1))) { }
     if (c != 1) return;
     atomic_fetch_and(&hp_alloc_filter[b >> 6], ~(1ull << (b & 63)));
     /* a block sampled meanwhile may have counted up before our clear: put its bit back */
-    if (atomic_load(&filter_counts[b])) atomic_fetch_or(&hp_alloc_filter[b >> 6], 1ull << (b & 63));
+    if (atomic_load(&alloc.filter_counts[b])) atomic_fetch_or(&hp_alloc_filter[b >> 6], 1ull << (b & 63));
 }
 
 static uint32_t home(const void *p)
 {
-    return (uint32_t)(((uintptr_t)p * 0xD6E8FEB86659FD93ull) >> 32) & live_mask;
+    return (uint32_t)(((uintptr_t)p * 0xD6E8FEB86659FD93ull) >> 32) & alloc.live_mask;
 }
 
 static int remember(void *p, uint32_t site, uint32_t thread, uint64_t bytes, uint64_t calls_fx)
 {
-    for (uint32_t k = 0, i = home(p); k < PROBES; k++, i = (i + 1) & live_mask) {
-        uintptr_t v = atomic_load_explicit(&live[i].ptr, memory_order_relaxed);
-        if (v > TOMB || !atomic_compare_exchange_strong(&live[i].ptr, &v, CLAIMED)) continue;
-        live[i].site = site;
-        live[i].thread = thread;
-        live[i].bytes = bytes;
-        live[i].calls_fx = calls_fx;
-        atomic_store_explicit(&live[i].ptr, (uintptr_t)p, memory_order_release);
+    for (uint32_t k = 0, i = home(p); k < PROBES; k++, i = (i + 1) & alloc.live_mask) {
+        uintptr_t v = atomic_load_explicit(&alloc.live[i].ptr, memory_order_relaxed);
+        if (v > TOMB || !atomic_compare_exchange_strong(&alloc.live[i].ptr, &v, CLAIMED)) continue;
+        alloc.live[i].site = site;
+        alloc.live[i].thread = thread;
+        alloc.live[i].bytes = bytes;
+        alloc.live[i].calls_fx = calls_fx;
+        atomic_store_explicit(&alloc.live[i].ptr, (uintptr_t)p, memory_order_release);
         filter_set(hp_alloc_filter_bit(p));
         return 0;
     }
@@ -130,9 +135,9 @@ static int remember(void *p, uint32_t site, uint32_t thread, uint64_t bytes, uin
 
 static void *sample(struct hp_thread *t, void *p, size_t size)
 {
-    if (!atomic_load_explicit(&on, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&alloc.on, memory_order_relaxed)) {
         /* off for good, or not yet started (the constructor's own allocations) */
-        if (atomic_load_explicit(&started, memory_order_relaxed)) t->alloc_sample_left = INT64_MAX;
+        if (atomic_load_explicit(&alloc.started, memory_order_relaxed)) t->alloc_sample_left = INT64_MAX;
         return p;
     }
     if (!t->alloc_sample_armed) {   /* the thread's first countdown, drawn now */
@@ -142,22 +147,22 @@ static void *sample(struct hp_thread *t, void *p, size_t size)
     }
     t->alloc_sample_left = next_interval();
     /* picked with probability 1 - exp(-size/mean): weighted by its inverse */
-    double w = 1.0 / -hp_expm1(-(double)size / mean);
+    double w = 1.0 / -hp_expm1(-(double)size / alloc.mean);
     uint64_t bytes = (uint64_t)((double)size * w + 0.5), calls_fx = (uint64_t)(1024.0 * w + 0.5);
     void *frames[HP_STACK_MAX_DEPTH];
     unsigned n = hp_unwind_program(frames, hp_config.stack_depth, t);
-    uint32_t site = hp_stacks_entry(&table, 0, (const uintptr_t *)frames, n);
-    struct hp_alloc_figures *s = &sites[site == HP_STACK_OTHER ? table.max_entries : site];
+    uint32_t site = hp_stacks_entry(&alloc.table, 0, (const uintptr_t *)frames, n);
+    struct hp_alloc_figures *s = &alloc.sites[site == HP_STACK_OTHER ? alloc.table.max_entries : site];
     struct hp_alloc_figures *th = thread_figures(t->index);
-    add(&samples, 1);
-    if (site != HP_STACK_OTHER) add(&table.entries[site].count, 1);
-    else add(&table.other, 1);
+    add(&alloc.samples, 1);
+    if (site != HP_STACK_OTHER) add(&alloc.table.entries[site].count, 1);
+    else add(&alloc.table.other, 1);
     add(&s->bytes, bytes);
     add(&s->calls_fx, calls_fx);
     add(&th->bytes, bytes);
     add(&th->calls_fx, calls_fx);
-    if (remember(p, site == HP_STACK_OTHER ? table.max_entries : site, t->index, bytes, calls_fx) != 0) {
-        add(&untracked, 1);
+    if (remember(p, site == HP_STACK_OTHER ? alloc.table.max_entries : site, t->index, bytes, calls_fx) != 0) {
+        add(&alloc.untracked, 1);
         return p;
     }
     add(&s->live_bytes, bytes);
@@ -169,16 +174,16 @@ static void *sample(struct hp_thread *t, void *p, size_t size)
 
 static void unsample(void *p)
 {
-    if (!live) return;
-    for (uint32_t k = 0, i = home(p); k < PROBES; k++, i = (i + 1) & live_mask) {
-        uintptr_t v = atomic_load_explicit(&live[i].ptr, memory_order_acquire);
+    if (!alloc.live) return;
+    for (uint32_t k = 0, i = home(p); k < PROBES; k++, i = (i + 1) & alloc.live_mask) {
+        uintptr_t v = atomic_load_explicit(&alloc.live[i].ptr, memory_order_acquire);
         if (v == 0) return;
         if (v != (uintptr_t)p) continue;
         /* only the block's owner frees it: the fields stay put until the tombstone is set */
-        struct live l = { .site = live[i].site, .thread = live[i].thread, .bytes = live[i].bytes,
-                          .calls_fx = live[i].calls_fx };
-        if (!atomic_compare_exchange_strong(&live[i].ptr, &v, TOMB)) return;
-        struct hp_alloc_figures *s = &sites[l.site], *th = thread_figures(l.thread);
+        struct live l = { .site = alloc.live[i].site, .thread = alloc.live[i].thread,
+                          .bytes = alloc.live[i].bytes, .calls_fx = alloc.live[i].calls_fx };
+        if (!atomic_compare_exchange_strong(&alloc.live[i].ptr, &v, TOMB)) return;
+        struct hp_alloc_figures *s = &alloc.sites[l.site], *th = thread_figures(l.thread);
         sub(&s->live_bytes, l.bytes);
         sub(&s->live_calls_fx, l.calls_fx);
         sub(&th->live_bytes, l.bytes);
@@ -207,7 +212,7 @@ void hp_alloc_unsample(void *p)
 
 void hp_alloc_sites_fork_child(void)
 {
-    if (!atomic_load(&on)) return;
+    if (!atomic_load(&alloc.on)) return;
     /* the filter is static memory shared with the parent until written: only words with bits
      * set are, so pages without a sampled block stay shared */
     for (size_t i = 0; i < sizeof hp_alloc_filter / sizeof *hp_alloc_filter; i++)
@@ -215,37 +220,37 @@ void hp_alloc_sites_fork_child(void)
             atomic_store_explicit(&hp_alloc_filter[i], 0, memory_order_relaxed);
     /* the tables are whole page blocks: given back rather than written, so each child of a
      * forking server does not make them resident */
-    hp_pages_zero((void *)filter_counts, 1u << HP_ALLOC_FILTER_BITS);
-    hp_pages_zero(live, sizeof *live * (live_mask + 1));
-    hp_pages_zero(sites, sizeof *sites * (table.max_entries + 1));
-    hp_pages_zero(threads, sizeof *threads * (HP_ALLOC_THREADS + 1));
-    atomic_store(&threads_used, 0);
-    hp_stacks_reset(&table);
-    atomic_store(&samples, 0);
-    atomic_store(&untracked, 0);
+    hp_pages_zero((void *)alloc.filter_counts, 1u << HP_ALLOC_FILTER_BITS);
+    hp_pages_zero(alloc.live, sizeof *alloc.live * (alloc.live_mask + 1));
+    hp_pages_zero(alloc.sites, sizeof *alloc.sites * (alloc.table.max_entries + 1));
+    hp_pages_zero(alloc.threads, sizeof *alloc.threads * (HP_ALLOC_THREADS + 1));
+    atomic_store(&alloc.threads_used, 0);
+    hp_stacks_reset(&alloc.table);
+    atomic_store(&alloc.samples, 0);
+    atomic_store(&alloc.untracked, 0);
 }
 
 void hp_alloc_sites_view(struct hp_alloc_sites_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->enabled = atomic_load(&on);
+    v->enabled = atomic_load(&alloc.on);
     v->sample_bytes = hp_config.alloc_sample_bytes;
     if (!v->enabled) return;
-    v->samples = atomic_load(&samples);
-    v->untracked = atomic_load(&untracked);
-    v->table = &table;
-    v->sites = sites;
-    v->threads = threads;
-    v->threads_used = atomic_load(&threads_used);
+    v->samples = atomic_load(&alloc.samples);
+    v->untracked = atomic_load(&alloc.untracked);
+    v->table = &alloc.table;
+    v->sites = alloc.sites;
+    v->threads = alloc.threads;
+    v->threads_used = atomic_load(&alloc.threads_used);
 }
 
 int hp_alloc_sites_on(void)
 {
-    return atomic_load_explicit(&on, memory_order_relaxed);
+    return atomic_load_explicit(&alloc.on, memory_order_relaxed);
 }
 
 uint64_t hp_alloc_sites_thread_live(uint32_t thread_index)
 {
     if (!hp_alloc_sites_on() || thread_index >= HP_ALLOC_THREADS) return 0;
-    return atomic_load_explicit(&threads[thread_index].live_bytes, memory_order_relaxed);
+    return atomic_load_explicit(&alloc.threads[thread_index].live_bytes, memory_order_relaxed);
 }

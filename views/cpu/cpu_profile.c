@@ -25,7 +25,7 @@
 #include "core/ticks.h"
 #include "core/unwind.h"
 
-#define RING ring_slots                 /* samples a thread can hold between two drains */
+#define RING profile.ring_slots         /* samples a thread can hold between two drains */
 #define EXTRA_FRAMES 16                /* the handler's own frames above the interrupted one */
 
 enum { BUF_FREE, BUF_CLAIMED, BUF_LIVE, BUF_RETIRED };
@@ -48,17 +48,21 @@ struct hp_cpu_buf {
     uintptr_t ring[];
 };
 
-static struct hp_cpu_buf *_Atomic buffers;
-static _Atomic int cpu_on;             /* timers run and samples are taken */
-static _Atomic int cpu_started;
-static _Atomic int off_reason;
-static struct hp_stacks table;
-static int cookie;                     /* our timers' sigev_value: tells their signals apart */
-static _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
-static uint32_t slot_words, ring_slots = 64;
-
-static const struct hp_view_signals *signals;   /* given by hp_cpu_start */
-static _Atomic int cpu_signo;          /* the real-time signal the timers fire */
+static struct {
+    struct hp_cpu_buf *_Atomic buffers;
+    _Atomic int cpu_on;                /* timers run and samples are taken */
+    _Atomic int cpu_started;
+    _Atomic int off_reason;
+    struct hp_stacks table;
+    int cookie;                        /* our timers' sigev_value: tells their signals apart */
+    _Atomic uint64_t drained, retired_dropped, retired_profiler, retired_masked;   /* by the drainer */
+    uint32_t slot_words, ring_slots;
+    const struct hp_view_signals *signals;   /* given by hp_cpu_start */
+    _Atomic int cpu_signo;             /* the real-time signal the timers fire */
+    _Atomic long top_offset;           /* block top - thread pointer; 0 not measured, -1 unusable */
+} profile = {
+    .ring_slots = 64,
+};
 
 const char *hp_cpu_off_text(enum hp_cpu_off_reason why)
 {
@@ -132,8 +136,6 @@ static int room_to_unwind(const struct hp_thread *t)
  * for the thread may be larger, which puts the bound above the real one: the safe side. Other
  * threads (the main thread, C11 threads, threads found running) ask pthread_getattr_np, guard up
  * (for the main thread it reads /proc/self/maps). */
-static _Atomic long top_offset;     /* block top - thread pointer; 0 not measured, -1 unusable */
-
 static int attr_stack(uintptr_t *lo, size_t *size)
 {
     pthread_attr_t attr;
@@ -181,7 +183,7 @@ static size_t note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_s
     }
 #if defined(__x86_64__) && defined(__GLIBC__)
     uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
-    long off = atomic_load(&top_offset);
+    long off = atomic_load(&profile.top_offset);
     size_t below = plan_size & ~(size_t)4095;
     if (!plan_addr && below && off > 0) {
         uintptr_t top = tp + (uintptr_t)off;
@@ -193,7 +195,7 @@ static size_t note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_s
     if (!plan_addr && below && off == 0 && attr_stack(&lo, &size)) {
         t->stack_lo = lo;
         long measured = (long)(lo + size) - (long)tp;
-        atomic_store(&top_offset, measured > 0 && measured < 65536 ? measured : -1);
+        atomic_store(&profile.top_offset, measured > 0 && measured < 65536 ? measured : -1);
         return size;
     }
 #endif
@@ -211,7 +213,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     struct hp_thread *t = hp_self;
     if (!t) return;
     struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
-    if (!b || !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;
+    if (!b || !atomic_load_explicit(&profile.cpu_on, memory_order_relaxed)) return;
     uint64_t weight = sample_weight(overrun);
     if (t->guard) {          /* the profiler's own work (a hook's slow path, the report) */
         count(&b->profiler, weight);
@@ -247,7 +249,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
 static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
-    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &cookie) {
+    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &profile.cookie) {
         struct hp_thread *t = hp_self;
         if (t && !room_to_unwind(t)) {   /* before take_sample's frame, which holds the frames */
             struct hp_cpu_buf *b = __atomic_load_n(&t->cpu_buf, __ATOMIC_RELAXED);
@@ -260,7 +262,7 @@ static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
     }
     /* Not one of our timers: the program left the signal at its default action (it would have
      * replaced this handler otherwise), so it gets the default action: termination. */
-    signals->set_default(sig);
+    profile.signals->set_default(sig);
     errno = saved;
     raise(sig);
 }
@@ -274,20 +276,20 @@ static void disarm(struct hp_cpu_buf *b)
 
 static struct hp_cpu_buf *claim_buf(void)
 {
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) {
         int expect = BUF_FREE;
-        if (b->words == slot_words && atomic_compare_exchange_strong(&b->state, &expect, BUF_CLAIMED))
+        if (b->words == profile.slot_words && atomic_compare_exchange_strong(&b->state, &expect, BUF_CLAIMED))
             return b;
     }
     /* pages, not the profiler's heap: this runs in the new thread, and mimalloc would give each
      * thread that allocates a heap and segment of its own (32 MiB of address space apiece) */
-    struct hp_cpu_buf *b = hp_pages(sizeof *b + sizeof(uintptr_t) * RING * slot_words);
+    struct hp_cpu_buf *b = hp_pages(sizeof *b + sizeof(uintptr_t) * RING * profile.slot_words);
     if (!b) return NULL;
-    b->words = slot_words;
+    b->words = profile.slot_words;
     atomic_store(&b->state, BUF_CLAIMED);
-    struct hp_cpu_buf *head = atomic_load(&buffers);
+    struct hp_cpu_buf *head = atomic_load(&profile.buffers);
     do b->next = head;
-    while (!atomic_compare_exchange_weak(&buffers, &head, b));
+    while (!atomic_compare_exchange_weak(&profile.buffers, &head, b));
     return b;
 }
 
@@ -295,7 +297,7 @@ static struct hp_cpu_buf *claim_buf(void)
 static void note_masked(struct hp_cpu_buf *b, int blocked)
 {
     if (blocked == atomic_load_explicit(&b->masked, memory_order_relaxed)) return;
-    if (blocked && !atomic_load_explicit(&cpu_on, memory_order_relaxed)) return;   /* nothing is sampled now */
+    if (blocked && !atomic_load_explicit(&profile.cpu_on, memory_order_relaxed)) return;   /* nothing is sampled now */
     uint64_t now = hp_self_cpu_ns();
     if (blocked) {
         atomic_store_explicit(&b->masked_since, now, memory_order_relaxed);
@@ -330,7 +332,7 @@ static int make_timer(struct hp_cpu_buf *b, int signo)
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = signo;
-    sev.sigev_value.sival_ptr = &cookie;
+    sev.sigev_value.sival_ptr = &profile.cookie;
     sev._sigev_un._tid = b->tid;
     timer_t id;
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) != 0) return -1;
@@ -341,10 +343,10 @@ static int make_timer(struct hp_cpu_buf *b, int signo)
 
 static int arm(struct hp_cpu_buf *b)
 {
-    int signo = atomic_load(&cpu_signo);
+    int signo = atomic_load(&profile.cpu_signo);
     if (make_timer(b, signo) != 0) return -1;
     /* the profile moved meanwhile (hp_cpu_signal_moved), past this ring before it was armed */
-    for (int now; (now = atomic_load(&cpu_signo)) != signo && atomic_exchange(&b->armed, 0); signo = now) {
+    for (int now; (now = atomic_load(&profile.cpu_signo)) != signo && atomic_exchange(&b->armed, 0); signo = now) {
         syscall(SYS_timer_delete, b->timer);
         if (make_timer(b, now) != 0) return -1;
     }
@@ -356,20 +358,20 @@ static int arm(struct hp_cpu_buf *b)
         disarm(b);
         return -1;
     }
-    if (!atomic_load(&cpu_on)) disarm(b);   /* turned off meanwhile: whoever exchanges deletes */
+    if (!atomic_load(&profile.cpu_on)) disarm(b);   /* turned off meanwhile: whoever exchanges deletes */
     return 0;
 }
 
 int hp_cpu_signal(void)
 {
-    return atomic_load_explicit(&cpu_signo, memory_order_relaxed);
+    return atomic_load_explicit(&profile.cpu_signo, memory_order_relaxed);
 }
 
 void hp_cpu_signal_moved(int signo)
 {
     int saved = errno;
-    atomic_store(&cpu_signo, signo);
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+    atomic_store(&profile.cpu_signo, signo);
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) {
         if (atomic_load(&b->state) != BUF_LIVE || !atomic_exchange(&b->armed, 0)) continue;
         syscall(SYS_timer_delete, b->timer);
         /* a thread ending meanwhile deletes the new timer, or leaves it on its dead clock */
@@ -433,7 +435,7 @@ static struct record_facts record_facts(const struct hp_thread *t)
 
 void hp_cpu_thread_start(struct hp_thread *t)
 {
-    if (!t || !atomic_load(&cpu_on) || t->cpu_buf) return;
+    if (!t || !atomic_load(&profile.cpu_on) || t->cpu_buf) return;
     int saved = errno;
     t->guard++;
     struct record_facts f = record_facts(t);
@@ -462,10 +464,10 @@ void hp_cpu_thread_end(struct hp_thread *t)
 
 void hp_cpu_off(enum hp_cpu_off_reason why)
 {
-    if (!atomic_exchange(&cpu_on, 0)) return;
+    if (!atomic_exchange(&profile.cpu_on, 0)) return;
     int saved = errno;
-    atomic_store(&off_reason, (int)why);
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) disarm(b);
+    atomic_store(&profile.off_reason, (int)why);
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) disarm(b);
     /* nothing on stderr: only a bad setting is said there; the report carries the reason */
     errno = saved;
 }
@@ -505,32 +507,32 @@ static void signal_lost(void)
 
 void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *sigs)
 {
-    signals = sigs;
-    slot_words = 2 + hp_config.stack_depth;
+    profile.signals = sigs;
+    profile.slot_words = 2 + hp_config.stack_depth;
     /* room for twice the samples of one sampler interval at full CPU (64 at the defaults) */
     uint64_t per_interval = (uint64_t)hp_config.cpu_hz * hp_config.interval_ms / 1000;
-    ring_slots = 16;
-    while (ring_slots < 2 * per_interval && ring_slots < 1024) ring_slots *= 2;
+    profile.ring_slots = 16;
+    while (profile.ring_slots < 2 * per_interval && profile.ring_slots < 1024) profile.ring_slots *= 2;
     if (hp_config.cpu_hz == 0) {
-        atomic_store(&off_reason, HP_CPU_OFF_SETTING);
+        atomic_store(&profile.off_reason, HP_CPU_OFF_SETTING);
         return;
     }
-    if (hp_stacks_init(&table, 16384, 16) != 0) {
-        atomic_store(&off_reason, HP_CPU_OFF_FAILED);
+    if (hp_stacks_init(&profile.table, 16384, 16) != 0) {
+        atomic_store(&profile.off_reason, HP_CPU_OFF_FAILED);
         return;
     }
     if (main_thread) main_thread->guard++;
     hp_unwind_warm_up();
     if (main_thread) main_thread->guard--;
-    atomic_store(&cpu_on, 1);
-    atomic_store(&cpu_started, 1);
-    int signo = signals->claim(on_cpu_signal, program_is_go(), hp_cpu_signal_moved, signal_lost);
+    atomic_store(&profile.cpu_on, 1);
+    atomic_store(&profile.cpu_started, 1);
+    int signo = profile.signals->claim(on_cpu_signal, program_is_go(), hp_cpu_signal_moved, signal_lost);
     if (signo < 0) {
-        atomic_store(&cpu_on, 0);
-        atomic_store(&off_reason, HP_CPU_OFF_DISPOSITION);
+        atomic_store(&profile.cpu_on, 0);
+        atomic_store(&profile.off_reason, HP_CPU_OFF_DISPOSITION);
         return;
     }
-    atomic_store(&cpu_signo, signo);
+    atomic_store(&profile.cpu_signo, signo);
     hp_cpu_thread_start(main_thread);
 }
 
@@ -544,23 +546,23 @@ static void drain_one(struct hp_cpu_buf *b)
         const uintptr_t *slot = b->ring + (size_t)(tail % RING) * b->words;
         uint32_t depth = (uint32_t)slot[0];
         if (depth > b->words - 2) depth = b->words - 2;
-        hp_stacks_add(&table, b->index, slot + 2, depth, slot[1]);
-        count(&drained, slot[1]);
+        hp_stacks_add(&profile.table, b->index, slot + 2, depth, slot[1]);
+        count(&profile.drained, slot[1]);
     }
     atomic_store_explicit(&b->tail, tail, memory_order_release);
 }
 
 void hp_cpu_drain(void)
 {
-    if (!atomic_load(&cpu_started)) return;
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+    if (!atomic_load(&profile.cpu_started)) return;
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) {
         int st = atomic_load_explicit(&b->state, memory_order_acquire);
         if (st != BUF_LIVE && st != BUF_RETIRED) continue;
         drain_one(b);
         if (st == BUF_RETIRED) {
-            count(&retired_dropped, atomic_load(&b->dropped));
-            count(&retired_profiler, atomic_load(&b->profiler));
-            count(&retired_masked, atomic_load(&b->masked_ns));
+            count(&profile.retired_dropped, atomic_load(&b->dropped));
+            count(&profile.retired_profiler, atomic_load(&b->profiler));
+            count(&profile.retired_masked, atomic_load(&b->masked_ns));
             atomic_store(&b->dropped, 0);
             atomic_store(&b->profiler, 0);
             atomic_store(&b->masked_ns, 0);
@@ -571,9 +573,9 @@ void hp_cpu_drain(void)
 
 void hp_cpu_fork_child(struct hp_thread *self)
 {
-    if (!atomic_load(&cpu_started)) return;
+    if (!atomic_load(&profile.cpu_started)) return;
     struct hp_cpu_buf *mine = self ? self->cpu_buf : NULL;
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) {
         atomic_store(&b->armed, 0);            /* timers are not inherited */
         atomic_store(&b->head, 0);
         atomic_store(&b->tail, 0);
@@ -583,12 +585,12 @@ void hp_cpu_fork_child(struct hp_thread *self)
         atomic_store(&b->masked_ns, 0);
         if (b != mine) atomic_store(&b->state, BUF_FREE);
     }
-    hp_stacks_reset(&table);
-    atomic_store(&drained, 0);
-    atomic_store(&retired_dropped, 0);
-    atomic_store(&retired_profiler, 0);
-    atomic_store(&retired_masked, 0);
-    if (mine && atomic_load(&cpu_on)) {
+    hp_stacks_reset(&profile.table);
+    atomic_store(&profile.drained, 0);
+    atomic_store(&profile.retired_dropped, 0);
+    atomic_store(&profile.retired_profiler, 0);
+    atomic_store(&profile.retired_masked, 0);
+    if (mine && atomic_load(&profile.cpu_on)) {
         mine->index = 0;
         mine->tid = hp_platform_gettid();
         if (arm(mine) != 0) {
@@ -601,18 +603,18 @@ void hp_cpu_fork_child(struct hp_thread *self)
 void hp_cpu_view(struct hp_cpu_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->enabled = atomic_load(&cpu_started);
-    v->off = (enum hp_cpu_off_reason)atomic_load(&off_reason);
+    v->enabled = atomic_load(&profile.cpu_started);
+    v->off = (enum hp_cpu_off_reason)atomic_load(&profile.off_reason);
     v->hz = hp_config.cpu_hz;
-    v->signal = atomic_load(&cpu_on) ? atomic_load(&cpu_signo) : 0;
+    v->signal = atomic_load(&profile.cpu_on) ? atomic_load(&profile.cpu_signo) : 0;
     v->depth = hp_config.stack_depth;
     if (!v->enabled) return;
-    v->samples = atomic_load(&drained);
-    v->other = atomic_load(&table.other);
-    v->dropped = atomic_load(&retired_dropped);
-    v->profiler = atomic_load(&retired_profiler);
-    v->unsampled_ns = atomic_load(&retired_masked);
-    for (struct hp_cpu_buf *b = atomic_load(&buffers); b; b = b->next) {
+    v->samples = atomic_load(&profile.drained);
+    v->other = atomic_load(&profile.table.other);
+    v->dropped = atomic_load(&profile.retired_dropped);
+    v->profiler = atomic_load(&profile.retired_profiler);
+    v->unsampled_ns = atomic_load(&profile.retired_masked);
+    for (struct hp_cpu_buf *b = atomic_load(&profile.buffers); b; b = b->next) {
         int st = atomic_load(&b->state);
         if (st != BUF_LIVE && st != BUF_RETIRED) continue;
         v->dropped += atomic_load(&b->dropped);
@@ -620,9 +622,9 @@ void hp_cpu_view(struct hp_cpu_view *v)
         v->unsampled_ns += atomic_load(&b->masked_ns);
         /* a thread that has the signal blocked now: its CPU since it blocked it */
         uint64_t now, since = atomic_load_explicit(&b->masked_since, memory_order_relaxed);
-        if (st == BUF_LIVE && atomic_load(&cpu_on) && atomic_load_explicit(&b->masked, memory_order_acquire) &&
+        if (st == BUF_LIVE && atomic_load(&profile.cpu_on) && atomic_load_explicit(&b->masked, memory_order_acquire) &&
             hp_thread_cpu_ns(b->tid, &now) == 0 && now > since)
             v->unsampled_ns += now - since;
     }
-    v->table = &table;
+    v->table = &profile.table;
 }

@@ -24,23 +24,32 @@
 #define CHUNK 32u                 /* records per page-backed chunk */
 #define FDTAB_MIN 1024u
 #define FDTAB_MAX (1u << 24)      /* descriptors above this are named on every call, not kept */
-
-static hp_spinlock fd_lock = HP_SPINLOCK_INIT;    /* fd table changes and growth */
-static hp_spinlock res_lock = HP_SPINLOCK_INIT;   /* record inserts */
-static struct hp_io_res *_Atomic htab[HTAB];
-static struct hp_io_res *recs[MAX_RES];
-static _Atomic uint32_t nrec;
-static struct hp_io_res *chunk;
-static uint32_t chunk_used = CHUNK;
 #define NAMES_CHUNK (64u * 1024)
-static char *names;               /* the records' strings, page-backed like them */
-static size_t names_used = NAMES_CHUNK;
-static struct hp_io_res other;
-static _Atomic int other_used;
-static _Atomic uint64_t overflow;
-static _Atomic uint64_t seq;
-static int iter;
-static _Atomic int settled;
+
+/* The view's state: the locks, the records (their hash table, list, pages and strings, and
+ * `<other>`), and the settings read on first use. */
+static struct {
+    hp_spinlock fd_lock;              /* fd table changes and growth */
+    hp_spinlock res_lock;             /* record inserts */
+    struct hp_io_res *_Atomic htab[HTAB];
+    struct hp_io_res *recs[MAX_RES];
+    _Atomic uint32_t nrec;
+    struct hp_io_res *chunk;
+    uint32_t chunk_used;
+    char *names;                      /* the records' strings, page-backed like them */
+    size_t names_used;
+    struct hp_io_res other;
+    _Atomic int other_used;
+    _Atomic uint64_t overflow;
+    _Atomic uint64_t seq;
+    int iter;
+    _Atomic int settled;
+} io = {
+    .fd_lock = HP_SPINLOCK_INIT,
+    .res_lock = HP_SPINLOCK_INIT,
+    .chunk_used = CHUNK,
+    .names_used = NAMES_CHUNK,
+};
 
 /* ---- the guard: profiler work on a program thread ---- */
 
@@ -63,10 +72,10 @@ static void leave(struct quiet q)
 
 static void settle(void)
 {
-    if (atomic_load_explicit(&settled, memory_order_acquire)) return;
-    if (atomic_exchange(&settled, 1)) return;
+    if (atomic_load_explicit(&io.settled, memory_order_acquire)) return;
+    if (atomic_exchange(&io.settled, 1)) return;
     hp_hot.io_period = hp_config.io_time_period;
-    iter = hp_config.io_iter;
+    io.iter = hp_config.io_iter;
     pthread_atfork(NULL, NULL, hp_io_fork_child);
 }
 
@@ -74,24 +83,24 @@ static void settle(void)
 
 static struct hp_io_res *other_record(void)
 {
-    if (!atomic_load_explicit(&other_used, memory_order_acquire)) {
-        hp_spin_lock(&res_lock);
-        if (!other.key) {
-            other.key = other.pattern = other.first = "<other>";
-            other.kind = HP_IO_OTHER;
+    if (!atomic_load_explicit(&io.other_used, memory_order_acquire)) {
+        hp_spin_lock(&io.res_lock);
+        if (!io.other.key) {
+            io.other.key = io.other.pattern = io.other.first = "<other>";
+            io.other.kind = HP_IO_OTHER;
         }
-        atomic_store_explicit(&other_used, 1, memory_order_release);
-        hp_spin_unlock(&res_lock);
+        atomic_store_explicit(&io.other_used, 1, memory_order_release);
+        hp_spin_unlock(&io.res_lock);
     }
-    atomic_fetch_add_explicit(&overflow, 1, memory_order_relaxed);
-    return &other;
+    atomic_fetch_add_explicit(&io.overflow, 1, memory_order_relaxed);
+    return &io.other;
 }
 
 static struct hp_io_res *probe(const char *key, uint32_t h, uint32_t *slot)
 {
     for (uint32_t k = 0; k < HTAB; k++) {
         uint32_t i = (h + k) & (HTAB - 1);
-        struct hp_io_res *r = atomic_load_explicit(&htab[i], memory_order_acquire);
+        struct hp_io_res *r = atomic_load_explicit(&io.htab[i], memory_order_acquire);
         if (!r) {
             *slot = i;
             return NULL;
@@ -107,42 +116,42 @@ static struct hp_io_res *probe(const char *key, uint32_t h, uint32_t *slot)
  * segment of its own (32 MiB of address space apiece). Caller holds res_lock. */
 static char *keep_string(const char *s)
 {
-    size_t n = strlen(s) + 1, used = names_used;
+    size_t n = strlen(s) + 1, used = io.names_used;
     if (n > NAMES_CHUNK - used) {
         char *c = n <= NAMES_CHUNK ? hp_pages(NAMES_CHUNK) : NULL;
         if (!c) return NULL;
-        names = c;
+        io.names = c;
         used = 0;
     }
-    char *d = names + used;
+    char *d = io.names + used;
     memcpy(d, s, n);
-    names_used = used + n;   /* one store: a fork child that copied us half way stays in bounds */
+    io.names_used = used + n;   /* one store: a fork child that copied us half way stays in bounds */
     return d;
 }
 
 /* caller holds res_lock */
 static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp_io_name *n)
 {
-    uint32_t i = atomic_load_explicit(&nrec, memory_order_relaxed);
+    uint32_t i = atomic_load_explicit(&io.nrec, memory_order_relaxed);
     if (i >= MAX_RES) return NULL;
-    if (chunk_used == CHUNK) {
+    if (io.chunk_used == CHUNK) {
         struct hp_io_res *c = hp_pages(CHUNK * sizeof *c);
         if (!c) return NULL;
-        chunk = c;
-        chunk_used = 0;
+        io.chunk = c;
+        io.chunk_used = 0;
     }
     char *k = keep_string(key), *p = k ? keep_string(n->pattern) : NULL;
     char *f = p ? keep_string(n->name) : NULL;
     if (!f) return NULL;
-    struct hp_io_res *r = &chunk[chunk_used++];
+    struct hp_io_res *r = &io.chunk[io.chunk_used++];
     r->key = k;
     r->pattern = p;
     r->first = f;
     r->hash = h;
     r->kind = n->kind;
     r->accepted = n->accepted;
-    recs[i] = r;
-    atomic_store_explicit(&nrec, i + 1, memory_order_release);
+    io.recs[i] = r;
+    atomic_store_explicit(&io.nrec, i + 1, memory_order_release);
     return r;
 }
 
@@ -150,34 +159,34 @@ static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp
 static struct hp_io_res *record_for(const struct hp_io_name *n, int counted)
 {
     char key[HP_IO_NAME_MAX + 32];
-    uint64_t s = counted && iter ? atomic_fetch_add_explicit(&seq, 1, memory_order_relaxed) : 0;
-    if (hp_io_key(n, counted && iter, s, key, sizeof key) != 0) return other_record();
+    uint64_t s = counted && io.iter ? atomic_fetch_add_explicit(&io.seq, 1, memory_order_relaxed) : 0;
+    if (hp_io_key(n, counted && io.iter, s, key, sizeof key) != 0) return other_record();
     uint32_t h = hp_io_hash(key), slot;
     struct hp_io_res *r = probe(key, h, &slot);
     if (r) return r;
-    hp_spin_lock(&res_lock);
+    hp_spin_lock(&io.res_lock);
     r = probe(key, h, &slot);
     if (!r && slot < HTAB && (r = new_record(key, h, n)))
-        atomic_store_explicit(&htab[slot], r, memory_order_release);
-    hp_spin_unlock(&res_lock);
+        atomic_store_explicit(&io.htab[slot], r, memory_order_release);
+    hp_spin_unlock(&io.res_lock);
     return r ? r : other_record();
 }
 
 uint32_t hp_io_count(void)
 {
-    return atomic_load_explicit(&nrec, memory_order_acquire) +
-           (atomic_load_explicit(&other_used, memory_order_acquire) ? 1 : 0);
+    return atomic_load_explicit(&io.nrec, memory_order_acquire) +
+           (atomic_load_explicit(&io.other_used, memory_order_acquire) ? 1 : 0);
 }
 
 struct hp_io_res *hp_io_at(uint32_t i)
 {
-    uint32_t n = atomic_load_explicit(&nrec, memory_order_acquire);
-    return i < n ? recs[i] : &other;
+    uint32_t n = atomic_load_explicit(&io.nrec, memory_order_acquire);
+    return i < n ? io.recs[i] : &io.other;
 }
 
 uint64_t hp_io_overflow(void)
 {
-    return atomic_load_explicit(&overflow, memory_order_relaxed);
+    return atomic_load_explicit(&io.overflow, memory_order_relaxed);
 }
 
 /* ---- the fd table (caller holds fd_lock) ---- */
@@ -281,7 +290,7 @@ static struct hp_io_res *attach(int fd, const struct hp_io_name *n, int opened, 
     struct hp_io_res *r = record_for(n, 1);
     atomic_fetch_add_explicit(&r->inst, 1, memory_order_relaxed);
     if (opened) atomic_fetch_add_explicit(&r->opens, 1, memory_order_relaxed);
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     if (only_if_free) {
         struct hp_io_res *now = hp_io_lookup(fd);
         if (now) {
@@ -294,7 +303,7 @@ static struct hp_io_res *attach(int fd, const struct hp_io_name *n, int opened, 
     } else {
         put(fd, r);
     }
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     return r;
 }
 
@@ -355,10 +364,10 @@ void hp_io_attach_pair(const int fds[2], const struct hp_io_name *n)
     struct hp_io_res *r = record_for(n, 1);
     atomic_fetch_add_explicit(&r->inst, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->opens, 2, memory_order_relaxed);   /* two descriptors, each closed */
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     put(fds[0], r);
     put(fds[1], r);
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     leave(q);
 }
 
@@ -368,9 +377,9 @@ void hp_io_dup(int oldfd, int newfd)
     struct hp_io_res *r = hp_io_lookup(oldfd);
     if (!r) r = hp_io_find(oldfd);
     struct quiet q = enter();
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     struct hp_io_res *prev = put(newfd, r);
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     if (prev) atomic_fetch_add_explicit(&prev->closes, 1, memory_order_relaxed);   /* dup2 closed it */
     leave(q);
 }
@@ -379,9 +388,9 @@ void hp_io_close(int fd)
 {
     if (hp_io_lookup(fd) == NULL) return;
     struct quiet q = enter();
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     struct hp_io_res *prev = put(fd, NULL);
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     if (prev) atomic_fetch_add_explicit(&prev->closes, 1, memory_order_relaxed);
     leave(q);
 }
@@ -390,23 +399,23 @@ void hp_io_forget(int fd)
 {
     if (hp_io_lookup(fd) == NULL) return;
     struct quiet q = enter();
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     put(fd, NULL);
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     leave(q);
 }
 
 void hp_io_close_range(unsigned first, unsigned last)
 {
     struct quiet q = enter();
-    hp_spin_lock(&fd_lock);
+    hp_spin_lock(&io.fd_lock);
     struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
     for (unsigned fd = first; fd < tab->cap && fd <= last; fd++) {
         struct hp_io_res *prev = atomic_exchange_explicit(&tab->slot[fd], NULL, memory_order_relaxed);
         if (prev) atomic_fetch_add_explicit(&prev->closes, 1, memory_order_relaxed);
     }
     changed();
-    hp_spin_unlock(&fd_lock);
+    hp_spin_unlock(&io.fd_lock);
     leave(q);
 }
 
@@ -482,12 +491,12 @@ static void zero(struct hp_io_res *r)
 void hp_io_fork_child(void)
 {
     /* only the forking thread lives on: a lock another thread held is free now */
-    fd_lock = (hp_spinlock)HP_SPINLOCK_INIT;
-    res_lock = (hp_spinlock)HP_SPINLOCK_INIT;
-    uint32_t n = atomic_load(&nrec);
-    for (uint32_t i = 0; i < n; i++) zero(recs[i]);
-    zero(&other);
-    overflow = 0;
+    io.fd_lock = (hp_spinlock)HP_SPINLOCK_INIT;
+    io.res_lock = (hp_spinlock)HP_SPINLOCK_INIT;
+    uint32_t n = atomic_load(&io.nrec);
+    for (uint32_t i = 0; i < n; i++) zero(io.recs[i]);
+    zero(&io.other);
+    io.overflow = 0;
     /* a descriptor the child inherited open is an instance of its resource here too (its row
      * showed Inst 0 beside the child's own reads and writes) */
     struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
