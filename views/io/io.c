@@ -46,9 +46,7 @@ static struct {
     _Atomic int settled;
 } io = {
     .fd_lock = HP_SPINLOCK_INIT,
-    .res_lock = HP_SPINLOCK_INIT,
-    .chunk_used = CHUNK,
-    .names_used = NAMES_CHUNK,
+    .res_lock = HP_SPINLOCK_INIT,   /* all zero: the tables stay in .bss */
 };
 
 /* ---- the guard: profiler work on a program thread ---- */
@@ -117,7 +115,7 @@ static struct hp_io_res *probe(const char *key, uint32_t h, uint32_t *slot)
 static char *keep_string(const char *s)
 {
     size_t n = strlen(s) + 1, used = io.names_used;
-    if (n > NAMES_CHUNK - used) {
+    if (!io.names || n > NAMES_CHUNK - used) {
         char *c = n <= NAMES_CHUNK ? hp_pages(NAMES_CHUNK) : NULL;
         if (!c) return NULL;
         io.names = c;
@@ -134,7 +132,7 @@ static struct hp_io_res *new_record(const char *key, uint32_t h, const struct hp
 {
     uint32_t i = atomic_load_explicit(&io.nrec, memory_order_relaxed);
     if (i >= MAX_RES) return NULL;
-    if (io.chunk_used == CHUNK) {
+    if (!io.chunk || io.chunk_used == CHUNK) {
         struct hp_io_res *c = hp_pages(CHUNK * sizeof *c);
         if (!c) return NULL;
         io.chunk = c;
