@@ -47,7 +47,7 @@ TARGETS := $(patsubst tests/targets/%,$(BUILD)/targets/%,$(basename $(TARGET_SRC
 TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
 
 .PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast
-.PHONY: bench bench-real install clean check-build-deps fuzz macos macos-check
+.PHONY: bench bench-ab bench-real install clean check-build-deps fuzz macos macos-check
 
 CONSOLE := $(BUILD)/hotpath-console
 
@@ -248,6 +248,11 @@ BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.s
 
 bench: $(LIB) $(BENCH_TOOLS)
 	scripts/bench.sh
+
+# The hook loops of this tree's library against BASE's (a commit, built apart), interleaved.
+bench-ab: $(LIB) $(BENCH_TOOLS)
+	@test -n "$(BASE)" || { echo "make bench-ab: BASE=<commit> names the build to compare with" >&2; exit 2; }
+	BASE=$(BASE) scripts/bench_ab.sh
 
 $(BUILD)/bench/%: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -pthread
 $(BUILD)/bench/%: scripts/%.c

@@ -5,25 +5,38 @@
 # process, one under LIB_A and one under LIB_B, interleaved (bare A B, bare A B, ...), all with
 # the same bench binaries (build/bench, `make bench` builds them). Prints a Markdown table of the
 # medians in ns per call, with the p10-p90 spread of each library's runs, B-A, and whether that
-# difference lies within the spreads (each median inside the other's p10-p90).
+# difference lies within the spreads (each median inside the other's p10-p90). The table also
+# goes into BENCHMARKS.md (scripts/bench_md.sh, section "ab"; BENCH_MD=none writes nothing).
 #
+#   make bench-ab BASE=<commit>      A = that commit's library, built here in a scratch worktree;
+#                                    B = this tree's build/libhotpath.so
 #   LIB_A=old/libhotpath.so LIB_B=new/libhotpath.so [N=15] scripts/bench_ab.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
-: "${LIB_A:?LIB_A: path of the first libhotpath.so}" "${LIB_B:?LIB_B: path of the second libhotpath.so}"
 N=${N:-15}
 B=build/bench
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX") || exit 1
+trap 'git worktree remove --force "$TMP/base" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+if [ -z "${LIB_A:-}" ] && [ -n "${BASE:-}" ]; then
+    echo "bench_ab.sh: building $BASE in $TMP/base ..." >&2
+    git worktree add -q --detach "$TMP/base" "$BASE" &&
+        make -s -C "$TMP/base" -j"$(nproc)" build/libhotpath.so >&2 || exit 1
+    LIB_A=$TMP/base/build/libhotpath.so
+    A_NAME="$BASE ($(git rev-parse --short "$BASE"))"
+fi
+: "${LIB_A:?LIB_A: path of the first libhotpath.so (or BASE: a commit to build it from)}"
+LIB_B=${LIB_B:-build/libhotpath.so}
 for f in "$LIB_A" "$LIB_B" $B/alloc_bench $B/lock_bench $B/io_bench; do
     [ -e "$f" ] || { echo "bench_ab.sh: $f missing" >&2; exit 1; }
 done
 LIB_A=$(realpath "$LIB_A"); LIB_B=$(realpath "$LIB_B")
+A_NAME=${A_NAME:-$LIB_A}
+B_NAME="$LIB_B ($(git describe --always --dirty 2>/dev/null || echo this tree))"
 
 # The bare runs must be bare.
 unset LD_PRELOAD
 for v in $(env | sed -n 's/^\(HOTPATH_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_ab.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
 
 # name|command: every command prints one line whose 4th field is ns per call
 LOOPS="alloc pair (malloc+free)|$B/alloc_bench pair 20000000
@@ -65,8 +78,9 @@ stats() {    # file -> "median p10 p90" (nearest rank)
         print m, v[lo], v[hi] }'
 }
 
-echo "A = $LIB_A"
-echo "B = $LIB_B"
+{
+echo "A = $A_NAME"
+echo "B = $B_NAME"
 echo "$N rounds, bare/A/B interleaved; ns per call, median (p10-p90)"
 echo
 echo "| loop | bare ns | A ns (p10-p90) | B ns (p10-p90) | B-A ns | within spread |"
@@ -82,3 +96,9 @@ while IFS='|' read -r name _; do
             within ? "yes" : (b[1] > a[1] ? "no, B slower" : "no, B faster")
     }' "$(stats "$TMP/$i.a")" "$(stats "$TMP/$i.b")"
 done <<< "$LOOPS"
+} > "$TMP/table"
+cat "$TMP/table"
+# shellcheck source=scripts/bench_md.sh
+. scripts/bench_md.sh
+# shellcheck disable=SC2016  # the backquotes are Markdown
+bench_md_section ab 'Two builds side by side (`make bench-ab`)' "$TMP/table" "$N rounds"
