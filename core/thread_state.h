@@ -5,46 +5,42 @@
 #define HP_THREAD_STATE_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* Each view's per-thread fields come from a list in its own folder (and process/'s loader flags
+ * from dl_thread.h), composed here at compile time like the hooks' hot page (core/hooks.h):
+ * these headers declare fields only, no function or variable, so the core's objects still
+ * reference no symbol of a view or of process/ (scripts/check_layers.sh). */
+#include "process/dl_thread.h"
+#include "views/alloc/alloc_thread.h"
+#include "views/cpu/cpu_thread.h"
+#include "views/io/io_thread.h"
+#include "views/locks/locks_thread.h"
+#include "views/threads/mappings_thread.h"
 
 #define HP_NO_RECORD UINT32_MAX
 
-struct hp_io_res;
-
+/* The order is the layout: the first cache line holds what every hook reads (the allocation
+ * counters, the guard, the record), the small flags filling its gaps; the rest follow. */
 struct hp_thread {
-    _Atomic uint64_t alloc_bytes, alloc_count;
-    _Atomic uint64_t free_bytes, free_count;
-    /* allocation call sites (views/alloc/alloc_sites.h): bytes to allocate before the next sample */
-    int64_t alloc_sample_left;
-    unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
-    _Atomic unsigned char in_loader;    /* inside dl_iterate_phdr or dlclose (dl.c): no stacks */
-    _Atomic unsigned char in_iterate;   /* of those, dl_iterate_phdr: its lock held, no change made */
-    unsigned char in_cpu_sample;        /* the CPU profile's handler takes a stack: no waiting (dl.c) */
+    HP_ALLOC_THREAD_FIRST_LINE
+    HP_DL_THREAD_FIRST_LINE
+    HP_CPU_THREAD_FIRST_LINE
     unsigned guard;          /* > 0 while the profiler works on this thread; set for life on its own threads */
     uint32_t record;         /* the thread's row in the registry, or HP_NO_RECORD */
     uint32_t index;          /* the record's creation order (UINT32_MAX without a record) */
     int tid;                 /* the kernel's id of the thread (0 without a record) */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
-    unsigned char read_holds;                       /* timed rwlock read holds in read_hold[] */
-    _Atomic unsigned char blocked_read;             /* blocked_on is an rwlock wait to read */
+    HP_LOCKS_THREAD_FIRST_LINE
     struct hp_thread *next_free;
-    _Atomic uint64_t mapped_bytes, unmapped_bytes;  /* anonymous mmap/mremap/munmap (mappings.c) */
-    /* locks view (views/locks/locks.c): waits in ticks, the lock (struct hp_lock) waited on now */
-    _Atomic uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count;
-    void *_Atomic blocked_on;
-    uint32_t lock_countdown[2];                     /* mutex, rwlock: acquisitions to the next timed hold */
-    _Atomic uint64_t blocked_since;  /* a mutex or rwlock wait's start in ticks (set before blocked_on) */
-    struct { void *lock; uint64_t start; } read_hold[4];
-    /* I/O view (views/io/io.h): time in I/O calls in ticks, calls, calls to the next timed one */
-    _Atomic uint64_t io_ticks, io_count;
-    uint32_t io_countdown;
-    volatile uint64_t io_key;    /* the last descriptor found in the fd table and the table's */
-    struct hp_io_res *volatile io_res;   /* generation then, and its record: hp_io_res_of */
-    /* CPU profile (views/cpu/cpu_profile.c): the ring this thread's SIGPROF handler writes, or NULL */
-    struct hp_cpu_buf *cpu_buf;
-    uintptr_t stack_lo;          /* the lowest address of the thread's stack, 0 unknown (cpu_profile.c) */
+    HP_MAPPINGS_THREAD_FIELDS
+    HP_LOCKS_THREAD_FIELDS
+    HP_IO_THREAD_FIELDS
+    HP_CPU_THREAD_FIELDS
 } __attribute__((aligned(64)));   /* no two threads' counters share a cache line */
 _Static_assert(sizeof(struct hp_thread) == 256, "four cache lines: the first states live in the hooks' page");
+_Static_assert(offsetof(struct hp_thread, next_free) == 64, "the first line's lists fill it and no more");
 
 #if defined(__APPLE__)
 /* macOS allocates a __thread variable on its thread's first use, inside whichever malloc hook
