@@ -51,41 +51,42 @@ size_t hp_boot_size(const void *p)
 
 /* ---- resolution ---- */
 
-static __thread int resolving __attribute__((tls_model("initial-exec")));
+/* What the calling thread is in the middle of here, so that a signal handler on it does not start
+ * the same again: resolving the real functions, or being adopted (then the registry lock is
+ * held, and the handler's allocation goes uncounted). */
+static __thread struct {
+    int resolving, adopting;
+} on_this_thread __attribute__((tls_model("initial-exec")));
 
 int hp_resolve(void)
 {
     if (__atomic_load_n(&hooks.resolved, __ATOMIC_ACQUIRE)) return 1;
-    if (resolving) return 0;
-    resolving = 1;
+    if (on_this_thread.resolving) return 0;
+    on_this_thread.resolving = 1;
     hp_hot.self_offset = (char *)&hp_self - (char *)__builtin_thread_pointer();
     int saved = errno;
     HP_REAL_LOOKUPS(HP_REAL_FNS, hp_hot.real);
     HP_VIEWS_STEP0(resolve);
     HP_REAL_LOOKUPS_LAST(HP_REAL_FNS, hp_hot.real);   /* malloc: a non-NULL malloc means every lookup is done */
     errno = saved;
-    resolving = 0;
+    on_this_thread.resolving = 0;
     __atomic_store_n(&hooks.resolved, 1, __ATOMIC_RELEASE);
     return 1;
 }
 
 /* ---- threads the profiler did not see start ---- */
 
-/* Set while this thread is being adopted: a signal handler that allocates meanwhile must not
- * try again (the registry lock is held), so its allocation goes uncounted. */
-static __thread int adopting __attribute__((tls_model("initial-exec")));
-
 struct hp_thread *hp_adopt_self(void)
 {
-    if (!hp_active || adopting) return NULL;
-    adopting = 1;
+    if (!hp_active || on_this_thread.adopting) return NULL;
+    on_this_thread.adopting = 1;
     int saved = errno;
     int tid = hp_platform_gettid();
     if (tid != hp_pid) hp_raw_syscalls_off();   /* a thread the program did not start with pthread_create */
     struct hp_thread *t = hp_registry_adopt(tid, (unsigned long)pthread_self(), hp_self_cpu_ns(), hp_now_ns());
     hp_self = t;
     errno = saved;
-    adopting = 0;
+    on_this_thread.adopting = 0;
     return t;
 }
 

@@ -19,15 +19,17 @@
 #include "platform.h"
 #include "real_lookup.h"
 
-static pthread_mutex_t *write_lock;
-/* glibc's, not the profiler's lock hooks in front of them: looked up at start, in
- * hp_loader_lock_find (a signal handler cannot; real_lookup.h) */
 #define LOADER_LOCK_FNS(X, C)                                                                   \
     X(C, trylock, "pthread_mutex_trylock", NULL, EAGER, int, (pthread_mutex_t *))               \
     X(C, unlock,  "pthread_mutex_unlock",  NULL, EAGER, int, (pthread_mutex_t *))
+
+/* The loader's write lock once found, and the functions that take it: glibc's, not the
+ * profiler's lock hooks in front of them, looked up at start in hp_loader_lock_find (a signal
+ * handler cannot; real_lookup.h). */
 static struct {
-    HP_REAL_FIELDS(LOADER_LOCK_FNS)
-} mutex;
+    pthread_mutex_t *write_lock;
+    struct { HP_REAL_FIELDS(LOADER_LOCK_FNS) } mutex;
+} loader;
 
 struct search {
     char *base;
@@ -62,8 +64,8 @@ void hp_loader_lock_find(void)
     struct search s = { rtld, sym->st_size, hp_platform_gettid(), 0, NULL };
     dl_iterate_phdr(owned_by_caller, &s);
     if (s.found != 1) return;
-    HP_REAL_LOOKUPS(LOADER_LOCK_FNS, mutex);
-    if (mutex.trylock && mutex.unlock) write_lock = s.lock;
+    HP_REAL_LOOKUPS(LOADER_LOCK_FNS, loader.mutex);
+    if (loader.mutex.trylock && loader.mutex.unlock) loader.write_lock = s.lock;
 }
 
 int hp_loader_walks_off;
@@ -76,32 +78,32 @@ int hp_walk_modules(int (*callback)(struct dl_phdr_info *, size_t, void *), void
 
 int hp_loader_lock_owner(void)
 {
-    if (!write_lock || !write_lock->__data.__lock) return 0;
+    if (!loader.write_lock || !loader.write_lock->__data.__lock) return 0;
     /* glibc sets the owner just after taking the lock word and clears it just before letting go */
-    return write_lock->__data.__owner ? write_lock->__data.__owner : -1;
+    return loader.write_lock->__data.__owner ? loader.write_lock->__data.__owner : -1;
 }
 
 int hp_loader_lock_try(int tid)
 {
-    if (!write_lock || tid <= 0 || write_lock->__data.__owner == tid) return 0;
-    return mutex.trylock(write_lock) == 0;
+    if (!loader.write_lock || tid <= 0 || loader.write_lock->__data.__owner == tid) return 0;
+    return loader.mutex.trylock(loader.write_lock) == 0;
 }
 
 void hp_loader_lock_untry(void)
 {
-    mutex.unlock(write_lock);
+    loader.mutex.unlock(loader.write_lock);
 }
 
 void hp_loader_lock_adopt(int tid)
 {
-    write_lock->__data.__owner = tid;
+    loader.write_lock->__data.__owner = tid;
 }
 
 /* As glibc leaves a recursive mutex nobody holds: its kind kept, the rest zero. */
 void hp_loader_lock_free(void)
 {
-    write_lock->__data.__lock = 0;
-    write_lock->__data.__count = 0;
-    write_lock->__data.__owner = 0;
-    write_lock->__data.__nusers = 0;
+    loader.write_lock->__data.__lock = 0;
+    loader.write_lock->__data.__count = 0;
+    loader.write_lock->__data.__owner = 0;
+    loader.write_lock->__data.__nusers = 0;
 }

@@ -7,13 +7,18 @@
 
 #include "memory_heap.h"
 
-static _Atomic uint64_t heap_bytes, unlisted_page_bytes;
-
 /* Page-backed tables are sized for the worst case and touched as they fill: what they cost is
  * their resident part, read when asked. Regions past the list count whole. */
 #define MAX_REGIONS 512
-static struct { void *_Atomic p; size_t n; } regions[MAX_REGIONS];
-static _Atomic unsigned nregions;
+
+/* The accounting: the heap's bytes in use, and the page-backed regions (listed, or past the
+ * list counted whole). */
+static struct {
+    struct { void *_Atomic p; size_t n; } regions[MAX_REGIONS];
+    _Atomic uint64_t heap_bytes;
+    _Atomic uint64_t unlisted_page_bytes;
+    _Atomic unsigned nregions;
+} memory;
 
 static size_t usable(void *p)
 {
@@ -23,7 +28,7 @@ static size_t usable(void *p)
 void *hp_alloc(size_t n)
 {
     void *p = hp_heap.calloc(1, n);
-    atomic_fetch_add_explicit(&heap_bytes, usable(p), memory_order_relaxed);
+    atomic_fetch_add_explicit(&memory.heap_bytes, usable(p), memory_order_relaxed);
     return p;
 }
 
@@ -32,14 +37,14 @@ void *hp_realloc(void *p, size_t n)
     size_t before = usable(p);
     void *q = hp_heap.realloc(p, n);
     if (!q) return NULL;
-    atomic_fetch_add_explicit(&heap_bytes, usable(q) - before, memory_order_relaxed);
+    atomic_fetch_add_explicit(&memory.heap_bytes, usable(q) - before, memory_order_relaxed);
     return q;
 }
 
 void hp_free(void *p)
 {
     if (!p) return;
-    atomic_fetch_sub_explicit(&heap_bytes, usable(p), memory_order_relaxed);
+    atomic_fetch_sub_explicit(&memory.heap_bytes, usable(p), memory_order_relaxed);
     hp_heap.free(p);
 }
 
@@ -55,12 +60,12 @@ void *hp_pages(size_t n)
 {
     void *p = hp_heap_map_pages(n);
     if (!p) return NULL;
-    unsigned i = atomic_fetch_add(&nregions, 1);
+    unsigned i = atomic_fetch_add(&memory.nregions, 1);
     if (i < MAX_REGIONS) {
-        regions[i].n = n;
-        atomic_store_explicit(&regions[i].p, p, memory_order_release);
+        memory.regions[i].n = n;
+        atomic_store_explicit(&memory.regions[i].p, p, memory_order_release);
     } else {
-        atomic_fetch_add_explicit(&unlisted_page_bytes, n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&memory.unlisted_page_bytes, n, memory_order_relaxed);
     }
     return p;
 }
@@ -72,11 +77,11 @@ void hp_pages_zero(void *p, size_t n)
 
 uint64_t hp_memory_in_use(void)
 {
-    uint64_t total = atomic_load(&heap_bytes) + atomic_load(&unlisted_page_bytes);
-    unsigned n = atomic_load(&nregions);
+    uint64_t total = atomic_load(&memory.heap_bytes) + atomic_load(&memory.unlisted_page_bytes);
+    unsigned n = atomic_load(&memory.nregions);
     for (unsigned i = 0; i < n && i < MAX_REGIONS; i++) {
-        void *p = atomic_load_explicit(&regions[i].p, memory_order_acquire);
-        if (p) total += hp_heap_resident(p, regions[i].n);
+        void *p = atomic_load_explicit(&memory.regions[i].p, memory_order_acquire);
+        if (p) total += hp_heap_resident(p, memory.regions[i].n);
     }
     return total;
 }

@@ -13,20 +13,34 @@
 #define MAX_CHUNKS 4096u
 #define STATE_SLAB (64u * 1024u)
 
-static hp_spinlock lock = HP_SPINLOCK_INIT;
-static struct hp_record *chunks[MAX_CHUNKS];
-static uint32_t count;                 /* slots in use or free; records live in [0, count) */
-static uint32_t next_index;            /* creation order of the next thread */
-static uint32_t free_slots = HP_NO_RECORD;
-static uint32_t gone_head = HP_NO_RECORD, gone_tail = HP_NO_RECORD, gone_count;
-static uint32_t exited_present;        /* threads that ended and the sampler has not seen go */
-static struct hp_exited_group *groups;
-static uint32_t ngroups, cap_groups;
-/* A fork child's share of the heap its parent had live at the fork: blocks it may free without
- * having allocated them, so that its Diff is still its live heap */
-static int64_t inherited;
 #define MAX_GROUPS 256
-static struct hp_thread *free_states;
+
+/* The chunks' table (32 KiB) stays out of the struct below: that one starts with lists that are
+ * empty as HP_NO_RECORD, which puts it in .data, and the table would go with it. */
+static struct hp_record *chunks[MAX_CHUNKS];
+
+/* The registry: its lock, the slots (free list, the queue of ended threads), the groups ended
+ * threads fold into, the states' free list, and the listings handed out. */
+static struct {
+    hp_spinlock lock;
+    uint32_t count;                 /* slots in use or free; records live in [0, count) */
+    uint32_t next_index;            /* creation order of the next thread */
+    uint32_t free_slots;
+    uint32_t gone_head, gone_tail, gone_count;
+    uint32_t exited_present;        /* threads that ended and the sampler has not seen go */
+    struct hp_exited_group *groups;
+    uint32_t ngroups, cap_groups;
+    /* A fork child's share of the heap its parent had live at the fork: blocks it may free
+     * without having allocated them, so that its Diff is still its live heap */
+    int64_t inherited;
+    struct hp_thread *free_states;
+    _Atomic uint32_t listings;
+} registry = {
+    .lock = HP_SPINLOCK_INIT,
+    .free_slots = HP_NO_RECORD,
+    .gone_head = HP_NO_RECORD,
+    .gone_tail = HP_NO_RECORD,
+};
 
 /* Where the calling thread stands with the lock: a signal handler on it that forks must not wait
  * for a lock its own interrupted code holds (process/process.c). Set before the lock is tried and
@@ -38,13 +52,13 @@ void hp_registry_lock(void)
 {
     mine = MINE_WAITING;
     __asm__ volatile("" ::: "memory");
-    hp_spin_lock(&lock);
+    hp_spin_lock(&registry.lock);
     mine = MINE_HELD;
 }
 
 void hp_registry_unlock(void)
 {
-    hp_spin_unlock(&lock);
+    hp_spin_unlock(&registry.lock);
     __asm__ volatile("" ::: "memory");
     mine = MINE_NOT;
 }
@@ -58,9 +72,9 @@ void hp_registry_fork_child_unwedge(void)
 {
     /* waiting for a thread that is not in the child: the lock is nobody's here; held by the
      * interrupted code of this thread: that code lets it go as the handler returns */
-    if (mine == MINE_WAITING) hp_spin_unlock(&lock);
+    if (mine == MINE_WAITING) hp_spin_unlock(&registry.lock);
 }
-uint32_t hp_registry_count(void) { return count; }
+uint32_t hp_registry_count(void) { return registry.count; }
 
 struct hp_record *hp_record_at(uint32_t i)
 {
@@ -100,20 +114,20 @@ static void copy_name(char *dst, const char *src)
 /* caller holds the lock: a free slot (of a folded record) or a new one */
 static uint32_t add_record(void)
 {
-    uint32_t i = free_slots;
+    uint32_t i = registry.free_slots;
     if (i != HP_NO_RECORD) {
-        free_slots = hp_record_at(i)->next_slot;
+        registry.free_slots = hp_record_at(i)->next_slot;
     } else {
-        i = count;
+        i = registry.count;
         if (i >= CHUNK_RECORDS * MAX_CHUNKS) return HP_NO_RECORD;
         struct hp_record **c = &chunks[i / CHUNK_RECORDS];
         if (!*c && !(*c = hp_pages(CHUNK_RECORDS * sizeof(struct hp_record)))) return HP_NO_RECORD;
-        count = i + 1;
+        registry.count = i + 1;
     }
     struct hp_record *r = hp_record_at(i);
     memset(r, 0, sizeof *r);
     r->slot = i;
-    r->index = next_index++;
+    r->index = registry.next_index++;
     return i;
 }
 
@@ -124,16 +138,16 @@ static void free_slot(struct hp_record *r)
 {
     r->unused = r->gone = r->exited = 1;
     r->tid = 0;
-    r->next_slot = free_slots;
-    free_slots = r->slot;
+    r->next_slot = registry.free_slots;
+    registry.free_slots = r->slot;
 }
 
 void hp_registry_give_states(struct hp_thread *states, size_t n)
 {
     hp_registry_lock();
     while (n-- > 0) {
-        states[n].next_free = free_states;
-        free_states = &states[n];
+        states[n].next_free = registry.free_states;
+        registry.free_states = &states[n];
     }
     hp_registry_unlock();
 }
@@ -141,16 +155,16 @@ void hp_registry_give_states(struct hp_thread *states, size_t n)
 /* caller holds the lock */
 static struct hp_thread *new_state(void)
 {
-    if (!free_states) {
+    if (!registry.free_states) {
         struct hp_thread *slab = hp_pages(STATE_SLAB);
         if (!slab) return NULL;
         for (size_t k = 0; k < STATE_SLAB / sizeof *slab; k++) {
-            slab[k].next_free = free_states;
-            free_states = &slab[k];
+            slab[k].next_free = registry.free_states;
+            registry.free_states = &slab[k];
         }
     }
-    struct hp_thread *t = free_states;
-    free_states = t->next_free;
+    struct hp_thread *t = registry.free_states;
+    registry.free_states = t->next_free;
     memset(t, 0, sizeof *t);
     t->record = HP_NO_RECORD;
     t->index = UINT32_MAX;
@@ -201,18 +215,16 @@ void hp_registry_unreserve(uint32_t rec)
     hp_registry_unlock();
 }
 
-static _Atomic uint32_t listings;
-
 uint32_t hp_registry_listing(void)
 {
-    return atomic_fetch_add(&listings, 1);
+    return atomic_fetch_add(&registry.listings, 1);
 }
 
 static void start_record(struct hp_record *r, struct hp_thread *t, int tid, unsigned long pthread,
                          uint64_t cpu_ns, uint64_t now_ns)
 {
     r->tid = tid;
-    r->tid_listing = atomic_load(&listings);
+    r->tid_listing = atomic_load(&registry.listings);
     r->pthread = pthread;
     r->state = t;
     r->base_cpu_ns = cpu_ns;
@@ -238,7 +250,7 @@ struct hp_thread *hp_registry_adopt(int tid, unsigned long pthread, uint64_t cpu
     struct hp_thread *t = new_state();
     if (t) {
         struct hp_record *found = NULL;
-        for (uint32_t i = count; i-- > 0;) {
+        for (uint32_t i = registry.count; i-- > 0;) {
             struct hp_record *r = hp_record_at(i);
             if (r->tid == tid && !r->gone && !r->state) { found = r; break; }
         }
@@ -283,7 +295,7 @@ int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
     if (!t || t->record == HP_NO_RECORD) return 0;
     hp_registry_lock();
     struct hp_record *r = hp_record_at(t->record);
-    if (!r->exited) exited_present++;
+    if (!r->exited) registry.exited_present++;
     r->exited = 1;
     /* the time left out comes off both parts in their proportion */
     uint64_t total = user_ns + sys_ns, before = r->cpu_before_ns < total ? r->cpu_before_ns : total;
@@ -294,19 +306,19 @@ int hp_registry_exit(struct hp_thread *t, uint64_t user_ns, uint64_t sys_ns)
     r->cpu_user_ns = user_ns;
     r->cpu_sys_ns = sys_ns;
     r->has_pct = 0;
-    int retire = exited_present % HP_RETIRE_BATCH == 0;
+    int retire = registry.exited_present % HP_RETIRE_BATCH == 0;
     hp_registry_unlock();
     return retire;
 }
 
 void hp_registry_gone(struct hp_record *r)
 {
-    if (r->exited && exited_present) exited_present--;
+    if (r->exited && registry.exited_present) registry.exited_present--;
     hp_record_counts(r, &r->final);
     r->final.blocked_on = NULL;
     if (r->state) {
-        r->state->next_free = free_states;
-        free_states = r->state;
+        r->state->next_free = registry.free_states;
+        registry.free_states = r->state;
         r->state = NULL;
     }
     r->gone = r->exited = 1;
@@ -319,7 +331,7 @@ void hp_registry_name_pthread(unsigned long pthread, const char *name)
     hp_registry_lock();
     /* only a live thread's: glibc gives a joined thread's pthread_t to the next new one, whose
      * recycled record may sit below the old one's */
-    for (uint32_t i = count; i-- > 0;) {
+    for (uint32_t i = registry.count; i-- > 0;) {
         struct hp_record *r = hp_record_at(i);
         if (r->pthread == pthread && !r->gone && !r->exited) {
             copy_name(r->name, name);
@@ -344,19 +356,22 @@ void hp_registry_name_record(uint32_t rec, const char *name)
  * this process inherited (caller holds the lock). */
 static int64_t live_heap(void)
 {
-    int64_t live = inherited;
+    int64_t live = registry.inherited;
     struct hp_counts c;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < registry.count; i++) {
         hp_record_counts(hp_record_at(i), &c);
         live += (int64_t)(c.alloc_bytes - c.free_bytes);
     }
-    for (uint32_t i = 0; i < ngroups; i++) live += (int64_t)(groups[i].c->alloc_bytes - groups[i].c->free_bytes);
+    for (uint32_t i = 0; i < registry.ngroups; i++) {
+        const struct hp_exited_group *g = &registry.groups[i];
+        live += (int64_t)(g->c->alloc_bytes - g->c->free_bytes);
+    }
     return live;
 }
 
 int64_t hp_registry_inherited_bytes(void)
 {
-    return inherited;
+    return registry.inherited;
 }
 
 void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthread,
@@ -365,10 +380,11 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
     /* The fork hook held the lock across fork, so in the child it is ours to release. States of
      * the parent's other threads stay allocated: they are few, and nothing points at them now. */
     struct hp_record old = { 0 };
-    if (self->record != HP_NO_RECORD && self->record < count) old = *hp_record_at(self->record);
-    inherited = live_heap();
-    count = next_index = gone_count = ngroups = exited_present = 0;
-    free_slots = gone_head = gone_tail = HP_NO_RECORD;
+    if (self->record != HP_NO_RECORD && self->record < registry.count) old = *hp_record_at(self->record);
+    registry.inherited = live_heap();
+    registry.count = registry.next_index = registry.gone_count = 0;
+    registry.ngroups = registry.exited_present = 0;
+    registry.free_slots = registry.gone_head = registry.gone_tail = HP_NO_RECORD;
     uint32_t rec = add_record();
     if (rec != HP_NO_RECORD) {
         struct hp_record *r = hp_record_at(rec);
@@ -401,7 +417,7 @@ void hp_record_name(const struct hp_record *r, char *out, size_t size)
  * the caller holds the lock. */
 static struct hp_record *record_of_tid(int tid)
 {
-    for (uint32_t i = count; i-- > 0;) {
+    for (uint32_t i = registry.count; i-- > 0;) {
         struct hp_record *r = hp_record_at(i);
         if (r->tid == tid && !r->unused) return r;
     }
@@ -460,32 +476,32 @@ static void group_key(const struct hp_record *r, char *out, size_t size)
 
 static struct hp_exited_group *find_group(const char *key)
 {
-    for (uint32_t i = 0; i < ngroups; i++)
-        if (strcmp(groups[i].name, key) == 0) return &groups[i];
-    if (ngroups == MAX_GROUPS) return find_group("<other>");
-    if (ngroups == cap_groups) {
-        uint32_t ncap = cap_groups ? cap_groups * 2 : 8;
-        struct hp_exited_group *g = hp_realloc(groups, ncap * sizeof *g);
+    for (uint32_t i = 0; i < registry.ngroups; i++)
+        if (strcmp(registry.groups[i].name, key) == 0) return &registry.groups[i];
+    if (registry.ngroups == MAX_GROUPS) return find_group("<other>");
+    if (registry.ngroups == registry.cap_groups) {
+        uint32_t ncap = registry.cap_groups ? registry.cap_groups * 2 : 8;
+        struct hp_exited_group *g = hp_realloc(registry.groups, ncap * sizeof *g);
         if (!g) return NULL;
-        groups = g;
-        cap_groups = ncap;
+        registry.groups = g;
+        registry.cap_groups = ncap;
     }
-    struct hp_exited_group *g = &groups[ngroups];
+    struct hp_exited_group *g = &registry.groups[registry.ngroups];
     memset(g, 0, sizeof *g);
     if (!(g->c = hp_alloc(sizeof *g->c))) return NULL;
     snprintf(g->name, sizeof g->name, "%s", key);
     g->first_index = UINT32_MAX;
-    ngroups++;
+    registry.ngroups++;
     return g;
 }
 
 /* caller holds the lock: the oldest exited record joins its group and frees its slot */
 static void fold_oldest(void)
 {
-    struct hp_record *r = hp_record_at(gone_head);
-    gone_head = r->next_slot;
-    if (gone_head == HP_NO_RECORD) gone_tail = HP_NO_RECORD;
-    gone_count--;
+    struct hp_record *r = hp_record_at(registry.gone_head);
+    registry.gone_head = r->next_slot;
+    if (registry.gone_head == HP_NO_RECORD) registry.gone_tail = HP_NO_RECORD;
+    registry.gone_count--;
     char key[24];
     group_key(r, key, sizeof key);
     struct hp_exited_group *g = find_group(key);
@@ -506,15 +522,15 @@ static void fold_oldest(void)
 static void queue_gone(struct hp_record *r)
 {
     r->next_slot = HP_NO_RECORD;
-    if (gone_tail == HP_NO_RECORD) gone_head = r->slot;
-    else hp_record_at(gone_tail)->next_slot = r->slot;
-    gone_tail = r->slot;
-    gone_count++;
-    while (gone_count > hp_config.exited_threads_limit) fold_oldest();
+    if (registry.gone_tail == HP_NO_RECORD) registry.gone_head = r->slot;
+    else hp_record_at(registry.gone_tail)->next_slot = r->slot;
+    registry.gone_tail = r->slot;
+    registry.gone_count++;
+    while (registry.gone_count > hp_config.exited_threads_limit) fold_oldest();
 }
 
 const struct hp_exited_group *hp_registry_groups(uint32_t *n)
 {
-    *n = ngroups;
-    return groups;
+    *n = registry.ngroups;
+    return registry.groups;
 }

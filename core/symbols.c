@@ -78,8 +78,10 @@ static struct {
     .program_name = "?",
 };
 /* The set the calling thread's opens share while one is open, and how many opens hold it. */
-static __thread struct hp_syms *in_use;
-static __thread unsigned in_use_count;
+static __thread struct {
+    struct hp_syms *set;
+    unsigned count;
+} in_use;
 
 static int count_unloads(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -109,9 +111,9 @@ static void release(struct hp_syms *s)
 
 struct hp_syms *hp_syms_open(void)
 {
-    if (in_use) {
-        in_use_count++;
-        return in_use;
+    if (in_use.set) {
+        in_use.count++;
+        return in_use.set;
     }
     unsigned long long unloads = unloads_so_far();
     struct hp_syms *s = atomic_exchange(&symbols.kept, NULL);
@@ -121,16 +123,16 @@ struct hp_syms *hp_syms_open(void)
     }
     if (!s && (s = hp_alloc(sizeof *s))) s->unloads = unloads;
     if (s) {
-        in_use = s;
-        in_use_count = 1;
+        in_use.set = s;
+        in_use.count = 1;
     }
     return s;
 }
 
 void hp_syms_close(struct hp_syms *s)
 {
-    if (!s || (s == in_use && --in_use_count)) return;
-    if (s == in_use) in_use = NULL;
+    if (!s || (s == in_use.set && --in_use.count)) return;
+    if (s == in_use.set) in_use.set = NULL;
     /* the DWARF sessions live in the program's heap (libdw's malloc): not kept past the report */
     hp_lines_close(s->lines);
     s->lines = NULL;

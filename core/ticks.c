@@ -16,12 +16,16 @@
 #endif
 
 int hp_ticks_are_tsc;
-static uint64_t start_ticks, start_ns;
 
 /* The rate in use, measured again once it is RATE_AGE_NS old: the conversions of one report use
  * one rate, so a P95 capped at the max in ticks is not a nanosecond above it in ns. */
 #define RATE_AGE_NS 100000000u
-static _Atomic uint64_t rate_bits, rate_at_ns;    /* ns per tick (a double's bits); when measured */
+
+/* The calibration: both clocks read at start, and the rate measured from them. */
+static struct {
+    uint64_t start_ticks, start_ns;
+    _Atomic uint64_t rate_bits, rate_at_ns;    /* ns per tick (a double's bits); when measured */
+} calibration;
 
 /* Whether the TSC is invariant (CPUID leaf 0x80000007, EDX bit 8). glibc's loader has read CPUID
  * already and keeps the answer: in a virtual machine each CPUID instruction traps to the
@@ -43,27 +47,27 @@ static int tsc_invariant(void)
 void hp_ticks_init(void)
 {
     hp_ticks_are_tsc = tsc_invariant();
-    start_ns = hp_now_ns();
-    start_ticks = hp_ticks();
-    atomic_store(&rate_at_ns, 0);
+    calibration.start_ns = hp_now_ns();
+    calibration.start_ticks = hp_ticks();
+    atomic_store(&calibration.rate_at_ns, 0);
 }
 
 uint64_t hp_ticks_to_ns(uint64_t ticks)
 {
     if (!hp_ticks_are_tsc) return ticks;
-    uint64_t now = hp_now_ns(), at = atomic_load_explicit(&rate_at_ns, memory_order_acquire);
+    uint64_t now = hp_now_ns(), at = atomic_load_explicit(&calibration.rate_at_ns, memory_order_acquire);
     double rate;
     if (at && now - at < RATE_AGE_NS) {
-        uint64_t bits = atomic_load_explicit(&rate_bits, memory_order_relaxed);
+        uint64_t bits = atomic_load_explicit(&calibration.rate_bits, memory_order_relaxed);
         memcpy(&rate, &bits, sizeof rate);
     } else {
-        uint64_t dt_ticks = hp_ticks() - start_ticks, dt_ns = now - start_ns;
+        uint64_t dt_ticks = hp_ticks() - calibration.start_ticks, dt_ns = now - calibration.start_ns;
         if (dt_ticks == 0 || dt_ns < 1000000) return ticks;   /* too early to tell: about 1 GHz */
         rate = (double)dt_ns / (double)dt_ticks;
         uint64_t bits;
         memcpy(&bits, &rate, sizeof bits);
-        atomic_store_explicit(&rate_bits, bits, memory_order_relaxed);
-        atomic_store_explicit(&rate_at_ns, now, memory_order_release);
+        atomic_store_explicit(&calibration.rate_bits, bits, memory_order_relaxed);
+        atomic_store_explicit(&calibration.rate_at_ns, now, memory_order_release);
     }
     return (uint64_t)((double)ticks * rate);
 }

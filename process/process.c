@@ -47,32 +47,35 @@ int hp_spawning_child(void)
     return hp_report_fork_child() && !hp_sampler_settled();
 }
 
-/* The registry's lock is held across the fork itself, so that the child's copy is whole: taken
- * by the last prepare handler to run and let go by the first parent and child handlers (handlers
- * installed at start run last before a fork and first after it), not around the whole of
- * fork(): the program's own handlers may make or end threads, which takes the lock. */
-static __thread int registry_held_for_fork __attribute__((tls_model("initial-exec")));
-/* The fork is made by a signal handler that interrupted the profiler's own work on this thread
- * (its registry lock held or waited for, say, inside pthread_create): the lock is not taken, or
- * the thread would wait for itself, and the child, whose copy of the profiler's state may be
- * halfway changed, runs unprofiled (hooks pass through, no report; an exec profiles anew). */
-static __thread int fork_from_handler __attribute__((tls_model("initial-exec")));
+/* The fork this thread is making, as its handlers see it:
+ * registry_held: the registry's lock is held across the fork itself, so that the child's copy is
+ *   whole: taken by the last prepare handler to run and let go by the first parent and child
+ *   handlers (handlers installed at start run last before a fork and first after it), not around
+ *   the whole of fork(): the program's own handlers may make or end threads, which takes the lock.
+ * from_handler: the fork is made by a signal handler that interrupted the profiler's own work on
+ *   this thread (its registry lock held or waited for, say, inside pthread_create): the lock is
+ *   not taken, or the thread would wait for itself, and the child, whose copy of the profiler's
+ *   state may be halfway changed, runs unprofiled (hooks pass through, no report; an exec
+ *   profiles anew). */
+static __thread struct {
+    int registry_held, from_handler;
+} forking __attribute__((tls_model("initial-exec")));
 
 static void fork_prepare(void)
 {
     if (!hp_active || !hp_self) return;
     if (hp_self->guard || hp_registry_busy_here()) {
-        fork_from_handler = 1;
+        forking.from_handler = 1;
         return;
     }
     hp_registry_lock();
-    registry_held_for_fork = 1;
+    forking.registry_held = 1;
 }
 
 static void fork_parent(void)
 {
-    if (!registry_held_for_fork) return;
-    registry_held_for_fork = 0;
+    if (!forking.registry_held) return;
+    forking.registry_held = 0;
     hp_registry_unlock();
 }
 
@@ -115,8 +118,8 @@ static void loader_lock_after_fork(struct hp_thread *self)
 
 static void fork_child(void)
 {
-    if (!registry_held_for_fork) return;
-    registry_held_for_fork = 0;
+    if (!forking.registry_held) return;
+    forking.registry_held = 0;
     struct hp_thread *self = hp_self;
     loader_lock_after_fork(self);
     self->guard++;
@@ -139,8 +142,8 @@ HP_EXPORT pid_t fork(void)
     if (!self) return hp_hot.real.fork();
     pid_t pid = hp_hot.real.fork();
     int saved = errno;
-    if (fork_from_handler) {
-        fork_from_handler = 0;
+    if (forking.from_handler) {
+        forking.from_handler = 0;
         if (pid == 0) {
             hp_registry_fork_child_unwedge();
             hp_active = 0;

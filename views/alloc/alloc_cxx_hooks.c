@@ -56,8 +56,12 @@ enum op { CXX_OPS(OP_ENUM_) OP_COUNT };
 #define OP_NAME_(op, sym, fb) [op] = sym,
 static const char *const names[OP_COUNT] = { CXX_OPS(OP_NAME_) };
 
-static void *real[OP_COUNT];
-static unsigned char via_malloc[OP_COUNT];   /* libstdc++'s: the malloc family hooks count it */
+/* Each operator's real function once found, and whether it is libstdc++'s (then the malloc
+ * family hooks count it). */
+static struct {
+    void *real[OP_COUNT];
+    unsigned char via_malloc[OP_COUNT];
+} ops;
 
 /* What an operator does when no loaded object defines it (none found is not expected: something
  * called it): libstdc++'s behaviour on the malloc family, short of throwing std::bad_alloc. */
@@ -126,15 +130,15 @@ static __attribute__((noinline, cold)) void *resolve(enum op op)
 {
     void *fn = find_next(names[op]);
     const char *path;
-    via_malloc[op] = !fn || (hp_module_of(fn, &path) && strstr(path, "/libstdc++"));
+    ops.via_malloc[op] = !fn || (hp_module_of(fn, &path) && strstr(path, "/libstdc++"));
     if (!fn) fn = fallback[op];
-    __atomic_store_n(&real[op], fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&ops.real[op], fn, __ATOMIC_RELEASE);
     return fn;
 }
 
 static inline void *fn_of(enum op op)
 {
-    void *fn = __atomic_load_n(&real[op], __ATOMIC_ACQUIRE);
+    void *fn = __atomic_load_n(&ops.real[op], __ATOMIC_ACQUIRE);
     return likely(fn != NULL) ? fn : resolve(op);
 }
 
@@ -157,7 +161,7 @@ static inline void lower_guard(struct hp_thread **t)
     HP_EXPORT void *name params                                                             \
     {                                                                                       \
         type fn = (type)fn_of(op);                                                          \
-        if (via_malloc[op]) return fn args;                                                 \
+        if (ops.via_malloc[op]) return fn args;                                             \
         void *p;                                                                            \
         {                                                                                   \
             GUARDED;                                                                        \
@@ -171,7 +175,7 @@ static inline void lower_guard(struct hp_thread **t)
     HP_EXPORT void name params                                                              \
     {                                                                                       \
         type fn = (type)fn_of(op);                                                          \
-        if (via_malloc[op]) {                                                               \
+        if (ops.via_malloc[op]) {                                                           \
             fn args;                                                                        \
             return;                                                                         \
         }                                                                                   \

@@ -25,12 +25,28 @@ struct pool {
     char *_Atomic chunks[POOL_MAX_CHUNKS];
 };
 
-static struct pool records = { sizeof(struct hp_lock), 256, HP_LOCK_RECORDS, 0, { 0 } };
-static struct pool hists = { sizeof(struct hp_lock_hists), 64, HP_LOCK_HISTS, 0, { 0 } };
-/* one pool per mode: contended mutexes must not use up what rwlock readers need most */
-static struct pool shards[2] = {
-    { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
-    { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
+/* The view's state: the pools, and `<other>` (the locks that found no room, per kind) with
+ * whether each kind overflowed. The pools' sizes are set here, so it is in .data, as the pools
+ * and `<other>` were before. */
+static struct {
+    struct pool records;
+    struct pool hists;
+    /* one per mode: contended mutexes must not use up what rwlock readers need most */
+    struct pool shards[2];
+    struct hp_lock other[4];
+    _Atomic int overflowed[4];
+} locks = {
+    .records = { sizeof(struct hp_lock), 256, HP_LOCK_RECORDS, 0, { 0 } },
+    .hists = { sizeof(struct hp_lock_hists), 64, HP_LOCK_HISTS, 0, { 0 } },
+    .shards = {
+        { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
+        { sizeof(struct hp_lock_shards), 64, HP_LOCK_SHARD_SETS, 0, { 0 } },
+    },
+    .other = {
+        [HP_LOCK_MUTEX] = { .kind = HP_LOCK_MUTEX, .shared = 1 },
+        [HP_LOCK_RWLOCK] = { .kind = HP_LOCK_RWLOCK, .shared = 1 },
+        [HP_LOCK_COND] = { .kind = HP_LOCK_COND, .shared = 1 },
+    },
 };
 
 static void *pool_claim(struct pool *p)
@@ -65,18 +81,11 @@ static unsigned pool_used(struct pool *p)
 
 /* ---- <other>: the locks that found no room ---- */
 
-static struct hp_lock other[4] = {
-    [HP_LOCK_MUTEX] = { .kind = HP_LOCK_MUTEX, .shared = 1 },
-    [HP_LOCK_RWLOCK] = { .kind = HP_LOCK_RWLOCK, .shared = 1 },
-    [HP_LOCK_COND] = { .kind = HP_LOCK_COND, .shared = 1 },
-};
-static _Atomic int overflowed[4];
-
 static struct hp_lock *to_other(unsigned kind)
 {
-    if (!atomic_load_explicit(&overflowed[kind], memory_order_relaxed))
-        atomic_store_explicit(&overflowed[kind], 1, memory_order_relaxed);
-    return &other[kind];
+    if (!atomic_load_explicit(&locks.overflowed[kind], memory_order_relaxed))
+        atomic_store_explicit(&locks.overflowed[kind], 1, memory_order_relaxed);
+    return &locks.other[kind];
 }
 
 /* ---- the stack that first locked a lock ---- */
@@ -98,7 +107,7 @@ static unsigned capture_stack(void **out, struct hp_thread *t, const void *addr)
 
 static struct hp_lock *new_record(const void *addr, unsigned kind, void *const *frames, unsigned nframes)
 {
-    struct hp_lock *l = pool_claim(&records);
+    struct hp_lock *l = pool_claim(&locks.records);
     if (!l) return NULL;
     l->addr = (uintptr_t)addr;
     l->kind = (unsigned char)kind;
@@ -145,7 +154,7 @@ static void take_stack(struct first_stack *s, struct hp_thread *t, const void *a
 static struct hp_lock *fresh_record(struct first_stack *s, const void *addr, unsigned kind,
                                     struct hp_thread *t)
 {
-    if (atomic_load_explicit(&records.next, memory_order_relaxed) >= records.cap) return NULL;
+    if (atomic_load_explicit(&locks.records.next, memory_order_relaxed) >= locks.records.cap) return NULL;
     take_stack(s, t, addr);
     return new_record(addr, kind, s->frames, s->n);
 }
@@ -223,7 +232,7 @@ static struct hp_lock_hists *mode_hists(struct hp_lock_mode *m)
 {
     struct hp_lock_hists *h = atomic_load_explicit(&m->hists, memory_order_acquire);
     if (h) return h;
-    struct hp_lock_hists *fresh = pool_claim(&hists);
+    struct hp_lock_hists *fresh = pool_claim(&locks.hists);
     if (!fresh) return NULL;
     if (atomic_compare_exchange_strong_explicit(&m->hists, &h, fresh, memory_order_acq_rel,
                                                 memory_order_acquire))
@@ -269,7 +278,7 @@ struct hp_lock_shards *hp_lock_make_shards(struct hp_lock *l, int mode)
 {
     if (l->shared) return NULL;
     int saved = errno;      /* a new chunk of the pool is an mmap */
-    struct hp_lock_shards *s = pool_claim(&shards[mode]);
+    struct hp_lock_shards *s = pool_claim(&locks.shards[mode]);
     errno = saved;
     if (!s) return NULL;
     /* readers may race to make them (a writer makes them under the lock) */
@@ -331,24 +340,24 @@ static int used(const struct hp_lock *l)
 
 size_t hp_locks_count(void)
 {
-    return pool_used(&records) + 1;
+    return pool_used(&locks.records) + 1;
 }
 
 size_t hp_locks_list(unsigned kind, struct hp_lock **out, size_t max)
 {
     size_t n = 0;
-    unsigned count = pool_used(&records);
+    unsigned count = pool_used(&locks.records);
     for (unsigned i = 0; i < count && n < max; i++) {
-        struct hp_lock *l = pool_at(&records, i);
+        struct hp_lock *l = pool_at(&locks.records, i);
         if (l && l->kind == kind && l->addr && !l->internal) out[n++] = l;
     }
-    if (kind < 4 && n < max && used(&other[kind])) out[n++] = &other[kind];
+    if (kind < 4 && n < max && used(&locks.other[kind])) out[n++] = &locks.other[kind];
     return n;
 }
 
 int hp_locks_overflowed(unsigned kind)
 {
-    return kind < 4 && atomic_load(&overflowed[kind]);
+    return kind < 4 && atomic_load(&locks.overflowed[kind]);
 }
 
 static void zero_mode(struct hp_lock_mode *m)
@@ -362,9 +371,9 @@ static void zero_mode(struct hp_lock_mode *m)
 
 void hp_locks_fork_child(const struct hp_thread *self)
 {
-    unsigned count = pool_used(&records);
+    unsigned count = pool_used(&locks.records);
     for (unsigned i = 0; i < count; i++) {
-        struct hp_lock *l = pool_at(&records, i);
+        struct hp_lock *l = pool_at(&locks.records, i);
         if (!l) continue;
         zero_mode(&l->mode[0]);
         zero_mode(&l->mode[1]);
@@ -379,7 +388,7 @@ void hp_locks_fork_child(const struct hp_thread *self)
         l->hold_start = 0;     /* a hold across fork is not timed in the child */
     }
     for (unsigned k = 1; k < 4; k++) {
-        zero_mode(&other[k].mode[0]);
-        zero_mode(&other[k].mode[1]);
+        zero_mode(&locks.other[k].mode[0]);
+        zero_mode(&locks.other[k].mode[1]);
     }
 }

@@ -15,41 +15,46 @@
 
 struct region { uintptr_t start, end; };
 
-static hp_spinlock lock = HP_SPINLOCK_INIT;
-static struct region *regions;
-static size_t nregions, cap;
-static uint64_t live;
+/* The mappings: the sorted regions in their pages, how many are used and fit, and the bytes they
+ * cover, all under the lock. */
+static struct {
+    hp_spinlock lock;
+    struct region *regions;
+    size_t nregions, cap;
+    uint64_t live;
+} mappings = { .lock = HP_SPINLOCK_INIT };
 
 static int grow(void)
 {
-    size_t ncap = cap ? cap * 2 : 4096 / sizeof *regions;
+    size_t ncap = mappings.cap ? mappings.cap * 2 : 4096 / sizeof *mappings.regions;
 #if defined(__APPLE__)
     /* no mremap; and a call from the interposing image itself is never interposed */
-    void *p = mmap(NULL, ncap * sizeof *regions, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
+    void *p = mmap(NULL, ncap * sizeof *mappings.regions, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);
     if (p == MAP_FAILED) return -1;
-    if (regions) {
-        memcpy(p, regions, cap * sizeof *regions);
-        munmap(regions, cap * sizeof *regions);
+    if (mappings.regions) {
+        memcpy(p, mappings.regions, mappings.cap * sizeof *mappings.regions);
+        munmap(mappings.regions, mappings.cap * sizeof *mappings.regions);
     }
     long r = (long)p;
 #else
-    long r = regions ? syscall(SYS_mremap, regions, cap * sizeof *regions, ncap * sizeof *regions, MREMAP_MAYMOVE)
-                     : syscall(SYS_mmap, NULL, ncap * sizeof *regions, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t size = mappings.cap * sizeof *mappings.regions, nsize = ncap * sizeof *mappings.regions;
+    long r = mappings.regions ? syscall(SYS_mremap, mappings.regions, size, nsize, MREMAP_MAYMOVE)
+                              : syscall(SYS_mmap, NULL, nsize, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (r == -1) return -1;
 #endif
-    regions = (struct region *)r;
-    cap = ncap;
+    mappings.regions = (struct region *)r;
+    mappings.cap = ncap;
     return 0;
 }
 
 /* First region whose end is above addr. */
 static size_t first_after(uintptr_t addr)
 {
-    size_t lo = 0, hi = nregions;
+    size_t lo = 0, hi = mappings.nregions;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (regions[mid].end <= addr) lo = mid + 1;
+        if (mappings.regions[mid].end <= addr) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -70,56 +75,56 @@ static uint64_t cut(uintptr_t start, uintptr_t end)
 {
     uint64_t removed = 0;
     size_t i = first_after(start);
-    while (i < nregions && regions[i].start < end) {
-        struct region *r = &regions[i];
+    while (i < mappings.nregions && mappings.regions[i].start < end) {
+        struct region *r = &mappings.regions[i];
         uintptr_t lo = r->start > start ? r->start : start, hi = r->end < end ? r->end : end;
         removed += hi - lo;
         if (r->start < start && r->end > end) {          /* a hole in the middle: split */
-            if (nregions == cap && grow() != 0) { r->end = start; break; }
-            r = &regions[i];
-            memmove(r + 2, r + 1, (nregions - i - 1) * sizeof *r);
+            if (mappings.nregions == mappings.cap && grow() != 0) { r->end = start; break; }
+            r = &mappings.regions[i];
+            memmove(r + 2, r + 1, (mappings.nregions - i - 1) * sizeof *r);
             r[1] = (struct region){ end, r->end };
             r->end = start;
-            nregions++;
+            mappings.nregions++;
             break;
         }
         if (r->start < start) { r->end = start; i++; continue; }
         if (r->end > end) { r->start = end; break; }
-        memmove(r, r + 1, (nregions - i - 1) * sizeof *r);  /* wholly inside: drop it */
-        nregions--;
+        memmove(r, r + 1, (mappings.nregions - i - 1) * sizeof *r);  /* wholly inside: drop it */
+        mappings.nregions--;
     }
-    live -= removed;
+    mappings.live -= removed;
     return removed;
 }
 
 uint64_t hp_mappings_add(uintptr_t start, uint64_t len)
 {
     uintptr_t end = start + page_round(len);
-    hp_spin_lock(&lock);
+    hp_spin_lock(&mappings.lock);
     cut(start, end);                      /* MAP_FIXED over an old region replaces it */
-    live += end - start;
-    if (nregions < cap || grow() == 0) {
+    mappings.live += end - start;
+    if (mappings.nregions < mappings.cap || grow() == 0) {
         size_t i = first_after(start);
-        memmove(&regions[i + 1], &regions[i], (nregions - i) * sizeof *regions);
-        regions[i] = (struct region){ start, end };
-        nregions++;
+        memmove(&mappings.regions[i + 1], &mappings.regions[i], (mappings.nregions - i) * sizeof *mappings.regions);
+        mappings.regions[i] = (struct region){ start, end };
+        mappings.nregions++;
     }
-    hp_spin_unlock(&lock);
+    hp_spin_unlock(&mappings.lock);
     return end - start;
 }
 
 uint64_t hp_mappings_remove(uintptr_t start, uint64_t len)
 {
-    hp_spin_lock(&lock);
+    hp_spin_lock(&mappings.lock);
     uint64_t removed = cut(start, start + page_round(len));
-    hp_spin_unlock(&lock);
+    hp_spin_unlock(&mappings.lock);
     return removed;
 }
 
 uint64_t hp_mappings_live(void)
 {
-    hp_spin_lock(&lock);
-    uint64_t n = live;
-    hp_spin_unlock(&lock);
+    hp_spin_lock(&mappings.lock);
+    uint64_t n = mappings.live;
+    hp_spin_unlock(&mappings.lock);
     return n;
 }
