@@ -85,20 +85,12 @@ void hp_record_counts(const struct hp_record *r, struct hp_counts *out)
 {
     struct hp_thread *t = r->state;
     if (t) {
-        out->alloc_bytes = hp_read(&t->alloc_bytes);
-        out->alloc_count = hp_read(&t->alloc_count);
-        out->free_bytes = hp_read(&t->free_bytes);
-        out->free_count = hp_read(&t->free_count);
-        out->lock_wait_ticks = hp_read(&t->lock_wait_ticks);
-        out->cond_wait_ticks = hp_read(&t->cond_wait_ticks);
-        out->cond_wait_count = hp_read(&t->cond_wait_count);
+#define READ_(f) out->f = hp_read(&t->f);
+        HP_THREAD_COUNTERS(READ_)
+#undef READ_
         out->blocked_on = atomic_load_explicit(&t->blocked_on, memory_order_acquire);
         out->blocked_since = atomic_load_explicit(&t->blocked_since, memory_order_relaxed);
         out->blocked_read = atomic_load_explicit(&t->blocked_read, memory_order_relaxed);
-        out->mapped_bytes = hp_read(&t->mapped_bytes);
-        out->unmapped_bytes = hp_read(&t->unmapped_bytes);
-        out->io_ticks = hp_read(&t->io_ticks);
-        out->io_count = hp_read(&t->io_count);
     } else {
         *out = r->final;
     }
@@ -395,10 +387,9 @@ void hp_registry_fork_child(struct hp_thread *self, int tid, unsigned long pthre
         }
         memcpy(r->inherited, old.comm, sizeof r->inherited);
     }
-    self->alloc_bytes = self->alloc_count = self->free_bytes = self->free_count = 0;
-    self->mapped_bytes = self->unmapped_bytes = 0;
-    self->io_ticks = self->io_count = 0;
-    self->lock_wait_ticks = self->cond_wait_ticks = self->cond_wait_count = 0;
+#define ZERO_(f) self->f = 0;
+    HP_THREAD_COUNTERS(ZERO_)
+#undef ZERO_
     hp_registry_unlock();
 }
 
@@ -441,17 +432,9 @@ int hp_registry_name_of_tid(int tid, char *out, size_t size)
 
 void hp_counts_add(struct hp_counts *dst, const struct hp_counts *src)
 {
-    dst->alloc_bytes += src->alloc_bytes;
-    dst->alloc_count += src->alloc_count;
-    dst->free_bytes += src->free_bytes;
-    dst->free_count += src->free_count;
-    dst->lock_wait_ticks += src->lock_wait_ticks;
-    dst->cond_wait_ticks += src->cond_wait_ticks;
-    dst->cond_wait_count += src->cond_wait_count;
-    dst->mapped_bytes += src->mapped_bytes;
-    dst->unmapped_bytes += src->unmapped_bytes;
-    dst->io_ticks += src->io_ticks;
-    dst->io_count += src->io_count;
+#define ADD_(f) dst->f += src->f;
+    HP_THREAD_COUNTERS(ADD_)
+#undef ADD_
 }
 
 /* The group of an exited thread: its name with digits as '*' (worker-17 -> worker-*). */

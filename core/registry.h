@@ -11,11 +11,9 @@
 
 #define HP_COMM_MAX 16
 
+#define HP_COUNTS_FIELD_(f) uint64_t f;
 struct hp_counts {
-    uint64_t alloc_bytes, alloc_count, free_bytes, free_count;
-    uint64_t lock_wait_ticks, cond_wait_ticks, cond_wait_count; /* locks view */
-    uint64_t mapped_bytes, unmapped_bytes;                      /* anonymous mappings */
-    uint64_t io_ticks, io_count;                                /* I/O view: time in I/O calls */
+    HP_THREAD_COUNTERS(HP_COUNTS_FIELD_)   /* the views' counters (core/thread_state.h) */
     void *blocked_on;       /* the lock (struct hp_lock) the thread waits on now, NULL if none */
     uint64_t blocked_since; /* a mutex or rwlock wait's start (ticks), */
     int blocked_read;       /* and whether it waits to read */

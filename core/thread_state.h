@@ -42,6 +42,11 @@ struct hp_thread {
 _Static_assert(sizeof(struct hp_thread) == 256, "four cache lines: the first states live in the hooks' page");
 _Static_assert(offsetof(struct hp_thread, next_free) == 64, "the first line's lists fill it and no more");
 
+/* The views' counters among those fields: what the registry reads into struct hp_counts, sums
+ * over exited threads and zeroes in a fork child (core/registry.c), X(field) each. */
+#define HP_THREAD_COUNTERS(X)                                                                    \
+    HP_ALLOC_COUNTERS(X) HP_LOCKS_COUNTERS(X) HP_MAPPINGS_COUNTERS(X) HP_IO_COUNTERS(X)
+
 #if defined(__APPLE__)
 /* macOS allocates a __thread variable on its thread's first use, inside whichever malloc hook
  * touched it first: the state sits behind a pthread key instead (thread_self_darwin.c), read

@@ -15,4 +15,8 @@
     int64_t alloc_sample_left;                                                                  \
     unsigned char alloc_sample_armed;   /* the first countdown has been drawn */
 
+/* Of those, the counters the registry reads, sums over exited threads and zeroes in a fork child
+ * (core/registry.h struct hp_counts), in their order above. */
+#define HP_ALLOC_COUNTERS(X) X(alloc_bytes) X(alloc_count) X(free_bytes) X(free_count)
+
 #endif

@@ -15,4 +15,7 @@ struct hp_io_res;
     volatile uint64_t io_key;    /* the last descriptor found in the fd table and the table's */ \
     struct hp_io_res *volatile io_res;   /* generation then, and its record: hp_io_res_of */
 
+/* the counters the registry reads, sums and zeroes (core/registry.h struct hp_counts) */
+#define HP_IO_COUNTERS(X) X(io_ticks) X(io_count)
+
 #endif

@@ -19,4 +19,7 @@
     _Atomic uint64_t blocked_since;  /* a mutex or rwlock wait's start in ticks (set before blocked_on) */ \
     struct { void *lock; uint64_t start; } read_hold[4];
 
+/* the counters the registry reads, sums and zeroes (core/registry.h struct hp_counts) */
+#define HP_LOCKS_COUNTERS(X) X(lock_wait_ticks) X(cond_wait_ticks) X(cond_wait_count)
+
 #endif
