@@ -279,7 +279,7 @@ MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
 # Its list, by rule from the Linux one: the Darwin files; and the shared files, less the Linux
 # hooks (process/, views' *_hooks.c), the _linux files, each file a Darwin file stands in for
 # (X_darwin.c for X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the
-# macOS build leaves out (views/views.c lists the views it has).
+# macOS build leaves out (views/list.h: the views marked LINUX).
 MACOS_VIEWS_LEFT_OUT := views/cpu views/io views/locks
 MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c core/own_fds.c \
                   report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \
