@@ -19,7 +19,7 @@ LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 # The tree: core/ (no view), views/NAME/ (one folder per view: its hooks, data and sections),
 # report/ (the renderers), process/ (the library's start and the process-wide hooks).
 LIB_DIRS := core views $(patsubst %/,%,$(wildcard views/*/)) report process
-LIB_SRC := $(filter-out %_darwin.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_SRC := $(filter-out %_darwin.c %_tab.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libhotpath.so
 
@@ -110,7 +110,8 @@ deps-build:
 # ---- the live console: its own process (ncurses, jansson) ----
 $(CONSOLE): private BUILD_FLAGS = $(CFLAGS)
 $(CONSOLE): private BUILD_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
-$(CONSOLE): console/hotpath-console.c
+# its tabs: each view's views/NAME/NAME_tab.c (console/tab.h)
+$(CONSOLE): console/hotpath-console.c $(wildcard views/*/*_tab.c)
 	$(link-c)
 
 # ---- fuzzing: the metrics server's request parser under libFuzzer (clang) ----
@@ -283,7 +284,7 @@ MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
 # Its list, by rule from the Linux one: the Darwin files; and the shared files, less the Linux
 # hooks (process/, views' *_hooks.c), the _linux files, each file a Darwin file stands in for
 # (X_darwin.c for X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the
-# macOS build leaves out (views/views.c lists the views it has).
+# macOS build leaves out (views/list.h: the views marked LINUX).
 MACOS_VIEWS_LEFT_OUT := views/cpu views/io views/locks
 MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c core/own_fds.c \
                   report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \

@@ -1,5 +1,6 @@
 /* hotpath-console — a terminal view of a profiled process, live: polls the metrics server's JSON
- * endpoints (docs/REFERENCE.md "Live views") every HOTPATH_TUI_REFRESH_INTERVAL_MS and shows them in tabs.
+ * endpoints (docs/REFERENCE.md "Live views") every HOTPATH_TUI_REFRESH_INTERVAL_MS and shows them in tabs,
+ * one a view (views/list.h; each view's tab: views/NAME/NAME_tab.c, console/tab.h).
  * Its own process: ncurses for the screen, jansson for JSON, plain sockets for HTTP. */
 #define _GNU_SOURCE
 #include <curses.h>
@@ -18,6 +19,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "console/tab.h"
+#include "views/list.h"
 
 #define VERSION "0.2.0"
 
@@ -215,15 +219,32 @@ static void fmt_ns(char *out, size_t size, double ns)
     else snprintf(out, size, "%.2f s", ns / 1e9);
 }
 
-/* ---- tables: every tab fills one; the screen code sorts and draws it ---- */
+/* ---- tables: every tab fills one from its data (console/tab.h); the screen code sorts and draws it ---- */
 
-#define MAXCOLS 11
+#define MAXCOLS HP_TAB_COLUMNS
 enum colour { PLAIN, GREEN, RED };
+
+/* The tabs, one a view (views/list.h), in their order. */
+#define DECLARE(name, on) extern const struct hp_tab hp_##name##_tab;
+HP_VIEW_LIST(DECLARE)
+#define ENTRY(name, on) &hp_##name##_tab,
+static const struct hp_tab *tabs[] = { HP_VIEW_LIST(ENTRY) };
+static const int ntabs = (int)(sizeof tabs / sizeof *tabs);
+
+static void order_tabs(void)
+{
+    for (int i = 1; i < ntabs; i++)
+        for (int j = i; j > 0 && tabs[j]->order < tabs[j - 1]->order; j--) {
+            const struct hp_tab *t = tabs[j];
+            tabs[j] = tabs[j - 1];
+            tabs[j - 1] = t;
+        }
+}
 
 struct row {
     char cell[MAXCOLS][96];
     double key[MAXCOLS];
-    enum colour colour;
+    enum colour colour[MAXCOLS];
 };
 
 struct table {
@@ -234,7 +255,6 @@ struct table {
     int n, cap;
     char note[256];             /* a line above the table: a view not available, and why */
     unsigned left;              /* columns aligned left (bit per column), the others right */
-    int colour_col;             /* the column drawn in the row's colour, -1 none */
 };
 
 static struct row *add_row(struct table *t)
@@ -274,179 +294,152 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "-";
 }
 
+/* A row's field by its dotted path (len characters of it), in `within` first, then in the row. */
+static json_t *field(json_t *row, json_t *within, const char *path, size_t len)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        json_t *o = pass == 0 ? within : row;
+        const char *p = path, *end = path + len;
+        while (o && p < end) {
+            const char *dot = memchr(p, '.', (size_t)(end - p));
+            size_t n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+            char key[128];
+            snprintf(key, sizeof key, "%.*s", (int)n, p);
+            o = json_object_get(o, key);
+            p += n + (dot != NULL);
+        }
+        if (o) return o;
+    }
+    return NULL;
+}
+
+static json_t *value(json_t *row, json_t *within, const char *path)
+{
+    return path ? field(row, within, path, strlen(path)) : NULL;
+}
+
+/* A numeric field, 0 if none; "a+b": their sum. */
+static double number(json_t *row, json_t *within, const char *path)
+{
+    double sum = 0;
+    for (const char *p = path; p; ) {
+        const char *plus = strchr(p, '+');
+        json_t *v = field(row, within, p, plus ? (size_t)(plus - p) : strlen(p));
+        if (json_is_number(v)) sum += json_number_value(v);
+        p = plus ? plus + 1 : NULL;
+    }
+    return sum;
+}
+
+static int text_format(enum hp_tab_format f)
+{
+    return f == HP_TAB_TEXT || f == HP_TAB_LABEL || f == HP_TAB_MODULE || f == HP_TAB_STATUS;
+}
+
 /* The first column (names) takes the width the terminal has beyond the others' (up to what a
  * cell holds): paths and call stacks cut at 36 characters read alike. */
-static void set_cols(struct table *t, int n, const char *const *cols, const int *widths)
+static void set_cols(struct table *t, const struct hp_tab *tab)
 {
-    t->ncols = n;
     int used = 0;
-    for (int i = 0; i < n; i++) {
-        t->cols[i] = cols[i];
-        t->widths[i] = widths[i];
-        used += widths[i] + 2;
+    t->ncols = 0;
+    t->left = 0;
+    for (int i = 0; i < HP_TAB_COLUMNS && tab->columns[i].title; i++) {
+        t->cols[i] = tab->columns[i].title;
+        t->widths[i] = tab->columns[i].width;
+        if (text_format(tab->columns[i].format)) t->left |= 1u << i;
+        used += t->widths[i] + 2;
+        t->ncols++;
     }
     int room = COLS - used, most = (int)sizeof ((struct row *)0)->cell[0] - 1;
     if (room > 0) t->widths[0] = t->widths[0] + room < most ? t->widths[0] + room : most;
 }
 
-static void threads_table(struct table *t, json_t *threads, int mode)
+static void fill_cell(struct row *row, int c, const struct hp_tab_column *col, const struct hp_tab_source *src,
+                      json_t *r, json_t *m, int position)
 {
-    static const char *const cols[] = { "Thread", "TID", "Status", "CPU%", "Max%", "User", "Sys", "Alloc", "Dealloc", "Diff", "Trend" };
-    static const int w[] = { 24, 8, 11, 7, 7, 10, 10, 10, 10, 10, 16 };
-    set_cols(t, 11, cols, w);
-    t->left = 1u << 0 | 1u << 2;
-    t->colour_col = 2;
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(threads, "rows"), i, r) {
-        struct row *row = add_row(t);
-        char a[32], b[32], c[32];
-        const char *status = str(r, "status");
-        int blocked = json_is_object(json_object_get(r, "blocked_on"));
-        cell(row, 0, (double)i, "%s", str(r, "name"));
-        cell(row, 1, num(r, "os_tid"), "%.0f", num(r, "os_tid"));
-        cell(row, 2, 0, "%s", blocked ? "Blocked" : status);
-        row->colour = blocked ? RED : strcmp(status, "Running") == 0 ? GREEN : PLAIN;
-        json_t *pct = json_object_get(r, "cpu_percent"), *max = json_object_get(r, "max_cpu_percent");
-        if (json_is_number(pct)) cell(row, 3, json_number_value(pct), "%.1f%%", json_number_value(pct));
-        else cell(row, 3, -1, "-");
-        if (json_is_number(max)) cell(row, 4, json_number_value(max), "%.1f%%", json_number_value(max));
-        else cell(row, 4, -1, "-");
-        cell(row, 5, num(r, "cpu_user_ns"), "%.3fs", num(r, "cpu_user_ns") / 1e9);
-        cell(row, 6, num(r, "cpu_sys_ns"), "%.3fs", num(r, "cpu_sys_ns") / 1e9);
-        fmt_bytes(a, sizeof a, num(r, "alloc_bytes"));
-        fmt_bytes(b, sizeof b, num(r, "dealloc_bytes"));
-        fmt_bytes(c, sizeof c, num(r, "diff_bytes"));
-        cell(row, 7, num(r, "alloc_bytes"), "%s", a);
-        cell(row, 8, num(r, "dealloc_bytes"), "%s", b);
-        cell(row, 9, num(r, "diff_bytes"), "%s", c);
-        /* growth per minute of the live memory; "grow" marks steady growth (diff_growing) */
-        json_t *trend = json_object_get(r, "diff_trend_bytes_per_min");
-        if (json_is_number(trend)) {
-            fmt_bytes(c, sizeof c, json_number_value(trend));
-            cell(row, 10, json_number_value(trend), "%s%s%s/m", json_is_true(json_object_get(r, "diff_growing")) ? "grow " : "",
-                 json_number_value(trend) > 0 ? "+" : "", c);
+    char a[32];
+    json_t *v = value(r, m, col->field);
+    double x = col->field ? number(r, m, col->field) : 0;
+    switch (col->format) {
+    case HP_TAB_TEXT: {
+        const char *s = json_string_value(v);
+        cell(row, c, c == 0 ? position : 0, "%s", s ? s : "-");
+        break;
+    }
+    case HP_TAB_LABEL: cell(row, c, 0, "%s", src->label ? src->label : ""); break;
+    case HP_TAB_MODULE: {
+        const char *s = json_string_value(v), *slash;
+        if (!s) s = "-";
+        slash = strrchr(s, '/');
+        cell(row, c, 0, "%s", slash ? slash + 1 : s);
+        break;
+    }
+    case HP_TAB_STATUS: {
+        const char *s = json_string_value(v);
+        int blocked = json_is_object(value(r, m, col->also));
+        if (!s) s = "-";
+        cell(row, c, 0, "%s", blocked ? "Blocked" : s);
+        row->colour[c] = blocked ? RED : strcmp(s, "Running") == 0 ? GREEN : PLAIN;
+        break;
+    }
+    case HP_TAB_COUNT: cell(row, c, x, "%.0f", x); break;
+    case HP_TAB_BYTES: fmt_bytes(a, sizeof a, x); cell(row, c, x, "%s", a); break;
+    case HP_TAB_NS: fmt_ns(a, sizeof a, x); cell(row, c, x, "%s", a); break;
+    case HP_TAB_PERCENT:
+        if (json_is_number(v)) cell(row, c, x, "%.1f%%", x);
+        else cell(row, c, -1, "-");
+        break;
+    case HP_TAB_SECONDS: cell(row, c, x, "%.3fs", x / 1e9); break;
+    case HP_TAB_TREND:   /* growth per minute of the live memory; "grow" marks steady growth */
+        if (json_is_number(v)) {
+            fmt_bytes(a, sizeof a, x);
+            cell(row, c, x, "%s%s%s/m", json_is_true(value(r, m, col->also)) ? "grow " : "", x > 0 ? "+" : "", a);
         } else {
-            cell(row, 10, 0, "-");
+            cell(row, c, 0, "-");
         }
+        break;
     }
-    (void)mode;
+    if (col->alarm && x > 0) row->colour[c] = RED;
 }
 
-static void lock_rows(struct table *t, json_t *rows, const char *kind, const char *mode)
+/* A tab's rows from its endpoints' JSON (docs, one a source; NULL: it did not answer). */
+static void fill_rows(struct table *t, const struct hp_tab *tab, json_t *const *docs)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        json_t *m = mode ? json_object_get(r, mode) : r;
-        if (mode && num(m, "locks_count") == 0) continue;
-        struct row *row = add_row(t);
-        char a[32], b[32], c[32];
-        cell(row, 0, (double)t->n, "%s", str(r, "name"));
-        cell(row, 1, 0, "%s%s%s", kind, mode ? " " : "", mode ? mode : "");
-        cell(row, 2, num(m, "locks_count"), "%.0f", num(m, "locks_count"));
-        cell(row, 3, num(m, "contended_count"), "%.0f", num(m, "contended_count"));
-        fmt_ns(a, sizeof a, num(m, "wait_total_ns"));
-        fmt_ns(b, sizeof b, num(m, "wait_p99_ns"));
-        fmt_ns(c, sizeof c, num(m, "hold_avg_ns"));
-        cell(row, 4, num(m, "wait_total_ns"), "%s", a);
-        cell(row, 5, num(m, "wait_p99_ns"), "%s", b);
-        cell(row, 6, num(m, "hold_avg_ns"), "%s", c);
-        if (num(m, "contended_count") > 0) row->colour = RED;
-    }
-}
-
-static void io_table(struct table *t, json_t *io)
-{
-    static const char *const cols[] = { "Resource", "Kind", "Reads", "Read", "Writes", "Written", "Time" };
-    static const int w[] = { 36, 7, 9, 10, 9, 10, 10 };
-    set_cols(t, 7, cols, w);
-    t->left = 3;
-    t->colour_col = -1;
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(io, "resources"), i, r) {
-        json_t *rd = json_object_get(r, "read"), *wr = json_object_get(r, "write");
-        struct row *row = add_row(t);
-        char a[32], b[32], c[32];
-        double total = num(rd, "total_ns") + num(wr, "total_ns");
-        cell(row, 0, (double)i, "%s", str(r, "name"));
-        cell(row, 1, 0, "%s", str(r, "kind"));
-        cell(row, 2, num(rd, "op_count"), "%.0f", num(rd, "op_count"));
-        fmt_bytes(a, sizeof a, num(rd, "bytes"));
-        cell(row, 3, num(rd, "bytes"), "%s", a);
-        cell(row, 4, num(wr, "op_count"), "%.0f", num(wr, "op_count"));
-        fmt_bytes(b, sizeof b, num(wr, "bytes"));
-        cell(row, 5, num(wr, "bytes"), "%s", b);
-        fmt_ns(c, sizeof c, total);
-        cell(row, 6, total, "%s", c);
-    }
-}
-
-/* The CPU profile (functions_cpu), when the process serves it: each function with its self and
- * total samples. */
-static void functions_table(struct table *t, json_t *f)
-{
-    static const char *const cols[] = { "Function", "Module", "Self", "Total", "Self%", "Total%" };
-    static const int w[] = { 40, 24, 10, 10, 7, 7 };
-    set_cols(t, 6, cols, w);
-    t->left = 3;
-    t->colour_col = -1;
-    json_t *rows = json_object_get(f, "functions");
-    if (json_is_false(json_object_get(f, "enabled")))
-        snprintf(t->note, sizeof t->note, "profile off: %s", str(f, "off_reason"));
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        struct row *row = add_row(t);
-        double self = num(r, "self_count"), total = num(r, "total_count");
-        const char *m = str(r, "module"), *slash = strrchr(m, '/');
-        cell(row, 0, (double)i, "%s", str(r, "name"));
-        cell(row, 1, 0, "%s", slash ? slash + 1 : m);
-        cell(row, 2, self, "%.0f", self);
-        cell(row, 3, total, "%.0f", total);
-        cell(row, 4, num(r, "self_percent"), "%.1f%%", num(r, "self_percent"));
-        cell(row, 5, num(r, "total_percent"), "%.1f%%", num(r, "total_percent"));
-    }
-}
-
-/* Allocation call sites (functions_alloc): estimated bytes, calls and live bytes by function. */
-static void alloc_sites_table(struct table *t, json_t *f)
-{
-    static const char *const cols[] = { "Function", "Module", "Bytes", "Calls", "Live", "Total%" };
-    static const int w[] = { 40, 24, 10, 10, 10, 7 };
-    set_cols(t, 6, cols, w);
-    t->left = 3;
-    t->colour_col = -1;
-    if (json_is_false(json_object_get(f, "enabled")))
-        snprintf(t->note, sizeof t->note, "allocation sampling off (HOTPATH_ALLOC_SAMPLE_BYTES=0)");
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(f, "functions"), i, r) {
-        struct row *row = add_row(t);
-        char bytes[32], live[32];
-        const char *m = str(r, "module"), *slash = strrchr(m, '/');
-        fmt_bytes(bytes, sizeof bytes, num(r, "alloc_bytes"));
-        fmt_bytes(live, sizeof live, num(r, "live_bytes"));
-        cell(row, 0, (double)i, "%s", str(r, "name"));
-        cell(row, 1, 0, "%s", slash ? slash + 1 : m);
-        cell(row, 2, num(r, "alloc_bytes"), "%s", bytes);
-        cell(row, 3, num(r, "alloc_count"), "%.0f", num(r, "alloc_count"));
-        cell(row, 4, num(r, "live_bytes"), "%s", live);
-        cell(row, 5, num(r, "alloc_percent"), "%.1f%%", num(r, "alloc_percent"));
+    for (int k = 0; k < HP_TAB_SOURCES && tab->sources[k].endpoint; k++) {
+        const struct hp_tab_source *src = &tab->sources[k];
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(docs[k], src->rows), i, r) {
+            json_t *m = src->within ? json_object_get(r, src->within) : NULL;
+            if (src->skip_zero && num(m, src->skip_zero) == 0) continue;
+            struct row *row = add_row(t);
+            for (int c = 0; c < t->ncols; c++) fill_cell(row, c, &tab->columns[c], src, r, m, t->n);
+        }
     }
 }
 
 /* ---- the screen ---- */
 
-static const char *const tab_names[] = { "1 Threads", "2 Locks", "3 I/O", "4 Allocations", "5 CPU" };
 static int tab, sort_col = -1, selected, paused, sort_desc = 1;
 
+/* What a poll fetched: the status, the threads (the header's figures), and each endpoint the
+ * tab shown reads, once. */
+#define MAXDOCS (2 + HP_TAB_SOURCES)
 struct state {
-    json_t *status, *threads, *view[2];
+    json_t *status;
+    const char *endpoint[MAXDOCS];
+    json_t *doc[MAXDOCS];
+    int ndocs;
     char error[300];
     int ever_connected;
 };
+
+static json_t *doc_of(const struct state *s, const char *endpoint)
+{
+    for (int i = 0; i < s->ndocs; i++)
+        if (strcmp(s->endpoint[i], endpoint) == 0) return s->doc[i];
+    return NULL;
+}
 
 static int sort_col_global;
 static int by_key(const void *a, const void *b)
@@ -481,7 +474,7 @@ static void draw_table(struct table *t, int top)
         if (i == selected) attron(A_BOLD);
         x = 0;
         for (int c = 0; c < t->ncols && x < COLS; c++) {
-            int colour = c == t->colour_col ? (int)r->colour : PLAIN;
+            int colour = (int)r->colour[c];
             if (colour) attron(COLOR_PAIR(colour));
             int right = !(t->left & (1u << c)), len = (int)strlen(r->cell[c]);
             if (right) mvprintw(y, x, "%*.*s ", t->widths[c], t->widths[c], r->cell[c]);
@@ -496,10 +489,41 @@ static void draw_table(struct table *t, int top)
     if (t->n == 0) mvprintw(top + 1, 0, "(no rows yet)");
 }
 
+/* The tab shown: its rows; when none of its endpoints answered, its note, and the first tab's
+ * rows instead if it says so. */
+static void tab_table(struct table *t, const struct state *s)
+{
+    const struct hp_tab *tb = tabs[tab];
+    json_t *docs[HP_TAB_SOURCES] = { 0 };
+    int answered = 0;
+    for (int k = 0; k < HP_TAB_SOURCES && tb->sources[k].endpoint; k++)
+        answered |= (docs[k] = doc_of(s, tb->sources[k].endpoint)) != NULL;
+    if (!answered && tb->instead) {
+        const struct hp_tab *first = tabs[0];
+        for (int k = 0; k < HP_TAB_SOURCES && first->sources[k].endpoint; k++)
+            docs[k] = doc_of(s, first->sources[k].endpoint);
+        set_cols(t, first);
+        fill_rows(t, first, docs);
+        for (int c = 0; c < t->ncols; c++)
+            if (sort_col < 0 && strcmp(t->cols[c], tb->instead) == 0) {
+                sort_col_global = c;
+                qsort(t->rows, (size_t)t->n, sizeof *t->rows, by_key);
+            }
+        snprintf(t->note, sizeof t->note, "%s", tb->missing);
+        return;
+    }
+    set_cols(t, tb);
+    if (tb->off && json_is_false(json_object_get(docs[0], "enabled")))
+        snprintf(t->note, sizeof t->note, "%s%s%s", tb->off, tb->off_reason ? ": " : "",
+                 tb->off_reason ? str(docs[0], tb->off_reason) : "");
+    fill_rows(t, tb, docs);
+    if (!answered && tb->missing) snprintf(t->note, sizeof t->note, "%s", tb->missing);
+}
+
 static void draw(struct state *s)
 {
     erase();
-    json_t *st = s->status, *hd = json_object_get(s->threads, "header");
+    json_t *st = s->status, *hd = json_object_get(doc_of(s, "/threads"), "header");
     char rss[32], al[32], de[32], up[32];
     if (st) {
         fmt_bytes(rss, sizeof rss, num(hd, "rss_bytes"));
@@ -513,11 +537,13 @@ static void draw(struct state *s)
         mvprintw(0, 0, "hotpath  %s:%s%s", host, port, paused ? "  [paused]" : "");
     }
     int x = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < ntabs; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%d %s", i + 1, tabs[i]->title);
         if (i == tab) attron(A_REVERSE);
-        mvprintw(1, x, " %s ", tab_names[i]);
+        mvprintw(1, x, " %s ", name);
         if (i == tab) attroff(A_REVERSE);
-        x += (int)strlen(tab_names[i]) + 3;
+        x += (int)strlen(name) + 3;
     }
     if (s->error[0]) {
         attron(COLOR_PAIR(RED) | A_BOLD);
@@ -525,45 +551,31 @@ static void draw(struct state *s)
         attroff(COLOR_PAIR(RED) | A_BOLD);
     } else {
         struct table t = { 0 };
-        if (tab == 0) threads_table(&t, s->threads, 0);
-        else if (tab == 1) {
-            static const char *const cols[] = { "Lock", "Kind", "Locks", "Contended", "Wait", "Wait p99", "Hold avg" };
-            static const int w[] = { 36, 12, 10, 10, 10, 10, 10 };
-            set_cols(&t, 7, cols, w);
-            t.left = 3;
-            t.colour_col = 3;
-            lock_rows(&t, json_object_get(s->view[0], "rows"), "mutex", NULL);
-            lock_rows(&t, json_object_get(s->view[1], "rows"), "rwlock", "read");
-            lock_rows(&t, json_object_get(s->view[1], "rows"), "rwlock", "write");
-            if (!s->view[0] && !s->view[1]) snprintf(t.note, sizeof t.note, "locks views not available (HOTPATH_REPORT)");
-        } else if (tab == 2) {
-            io_table(&t, s->view[0]);
-            if (!s->view[0]) snprintf(t.note, sizeof t.note, "view not available: io (HOTPATH_REPORT)");
-        } else {
-            const char *key = tab == 3 ? "functions_alloc" : "functions_cpu";
-            if (s->view[0] && tab == 3) alloc_sites_table(&t, s->view[0]);
-            else if (s->view[0]) functions_table(&t, s->view[0]);
-            else {
-                /* the per-function view is not served: the per-thread figures instead */
-                threads_table(&t, s->threads, 0);
-                if (sort_col < 0) { sort_col_global = tab == 3 ? 7 : 5; qsort(t.rows, (size_t)t.n, sizeof *t.rows, by_key); }
-                snprintf(t.note, sizeof t.note, "view not available: %s; per thread instead:", key);
-            }
-        }
+        tab_table(&t, s);
         draw_table(&t, 3);
         free(t.rows);
     }
-    mvprintw(LINES - 1, 0, "q quit  p pause  j/k move  s sort  1-5 tabs   every %u ms", interval_ms);
+    mvprintw(LINES - 1, 0, "q quit  p pause  j/k move  s sort  1-%d tabs   every %u ms", ntabs, interval_ms);
     refresh();
 }
 
 static void clear_state(struct state *s)
 {
     json_decref(s->status);
-    json_decref(s->threads);
-    json_decref(s->view[0]);
-    json_decref(s->view[1]);
-    s->status = s->threads = s->view[0] = s->view[1] = NULL;
+    s->status = NULL;
+    for (int i = 0; i < s->ndocs; i++) json_decref(s->doc[i]);
+    s->ndocs = 0;
+}
+
+/* An endpoint's JSON into the state, unless a poll fetched it already. */
+static void fetch(struct state *s, const char *endpoint)
+{
+    char err[300] = "";
+    int status;
+    for (int i = 0; i < s->ndocs; i++)
+        if (strcmp(s->endpoint[i], endpoint) == 0) return;
+    s->endpoint[s->ndocs] = endpoint;
+    s->doc[s->ndocs++] = get_json(endpoint, err, sizeof err, &status);
 }
 
 static void poll_once(struct state *s)
@@ -585,11 +597,8 @@ static void poll_once(struct state *s)
     s->error[0] = 0;
     clear_state(s);
     s->status = st;
-    s->threads = get_json("/threads", err, sizeof err, &status);
-    static const char *const views[5][2] = { { NULL, NULL }, { "/mutexes", "/rw_locks" }, { "/io", NULL },
-                                             { "/functions_alloc", NULL }, { "/functions_cpu", NULL } };
-    for (int i = 0; i < 2; i++)
-        if (views[tab][i]) s->view[i] = get_json(views[tab][i], err, sizeof err, &status);
+    fetch(s, "/threads");
+    for (int k = 0; k < HP_TAB_SOURCES && tabs[tab]->sources[k].endpoint; k++) fetch(s, tabs[tab]->sources[k].endpoint);
 }
 
 static void usage(FILE *f)
@@ -603,7 +612,7 @@ static void usage(FILE *f)
                "  --pid N        attach to profiled process N (port and token from its registry file)\n"
                "  --list         list the profiled processes of this user and exit\n"
                "  --interval MS  refresh every MS milliseconds (default HOTPATH_TUI_REFRESH_INTERVAL_MS, else 500)\n"
-               "keys: q quit, p pause, j/k or arrows move, s cycle the sort column, 1-5 tabs\n");
+               "keys: q quit, p pause, j/k or arrows move, s cycle the sort column, 1-%d tabs\n", ntabs);
 }
 
 int main(int argc, char **argv)
@@ -636,6 +645,7 @@ int main(int argc, char **argv)
     if (optind < argc) { usage(stderr); return 2; }
     if (list) return list_processes();
     if (pid && attach_pid(pid) != 0) return 1;
+    order_tabs();
     signal(SIGPIPE, SIG_IGN);
 
     initscr();
@@ -672,10 +682,15 @@ int main(int argc, char **argv)
         case 'j': case KEY_DOWN: selected++; break;
         case 'k': case KEY_UP: if (selected > 0) selected--; break;
         case 's': case 'S': sort_col = sort_col + 1 >= MAXCOLS ? -1 : sort_col + 1; break;
-        case '1': case '2': case '3': case '4': case '5':
-            if (tab != ch - '1') { tab = ch - '1'; selected = 0; sort_col = -1; last.tv_sec = 0; last.tv_nsec = 0; }
+        default:
+            if (ch >= '1' && ch < '1' + ntabs && tab != ch - '1') {
+                tab = ch - '1';
+                selected = 0;
+                sort_col = -1;
+                last.tv_sec = 0;
+                last.tv_nsec = 0;
+            }
             break;
-        default: break;
         }
     }
     endwin();

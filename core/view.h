@@ -1,5 +1,5 @@
 /* view.h — what a view is to the core, the process-wide hooks and the renderers: one descriptor
- * per view (views/NAME/NAME_view.c), listed once, in report order, in views/views.c. Settings,
+ * per view (views/NAME/NAME_view.c), listed once, in report order, in views/list.h. Settings,
  * the real functions' lookup, start-up, threads starting and ending, fork, the sampler's passes
  * and the report loop over that list; none of them names a view. Every step may be NULL. */
 #ifndef HP_VIEW_H
@@ -62,7 +62,7 @@ struct hp_view {
     unsigned nsections;
 };
 
-/* The list, in report order (views/views.c; the macOS build's: views/views_darwin.c). */
+/* The list, in report order (views/views.c, from views/list.h; the macOS build's has fewer). */
 extern const struct hp_view *const hp_views[];
 extern const unsigned hp_view_count;
 

@@ -53,15 +53,14 @@ static void charts(struct hp_buf *out, const struct hp_history_snap *h)
     hp_buf_puts(out, "<figcaption>RSS of the process</figcaption></figure></div></section>\n");
 }
 
+/* Every section's table on the page, empty: the script fills it from the report (its columns:
+ * table_specs). */
 static void tables(struct hp_buf *out)
 {
-    static const char *const ids[][2] = {
-        { "threads-table", "Threads" }, { "mutexes-table", "Mutexes" },
-        { "rw-locks-table", "Read-write locks" }, { "io-table", "I/O" },
-    };
-    for (unsigned i = 0; i < sizeof ids / sizeof *ids; i++)
-        hp_buf_printf(out, "<section><h2>%s</h2><table id=\"%s\" class=\"sortable\"></table></section>\n",
-                      ids[i][1], ids[i][0]);
+    HP_FOR_EACH_SECTION(s)
+        if (s->html_table)
+            hp_buf_printf(out, "<section><h2>%s</h2><table id=\"%s\" class=\"sortable\"></table></section>\n",
+                          s->html_table->title, s->html_table->id);
 }
 
 /* The views that give folded stacks, each drawn as a flame graph when it has samples. */
@@ -80,20 +79,56 @@ static void flame_graphs(struct hp_buf *out)
     }
 }
 
-/* The JSON report for the page's script: a '<' (only ever inside a string) becomes \u003c, so
- * no name can close the script element. */
+/* JSON for the page's script, in a script element of its own: a '<' (only ever inside a string)
+ * becomes \u003c, so no name can close the element. */
+static void script_json(struct hp_buf *out, const char *id, const struct hp_buf *json)
+{
+    if (json->failed) out->failed = 1;
+    hp_buf_printf(out, "<script type=\"application/json\" id=\"%s\">", id);
+    for (size_t i = 0; i < json->len; i++) {
+        if (json->data[i] == '<') hp_buf_puts(out, "\\u003c");
+        else hp_buf_putc(out, json->data[i]);
+    }
+    hp_buf_puts(out, "</script>\n");
+}
+
 static void report_data(struct hp_buf *out)
 {
     struct hp_buf json = { 0 };
     hp_report_render(&json, HP_FORMAT_JSON, hp_config.sections);
-    if (json.failed) out->failed = 1;
-    hp_buf_puts(out, "<script type=\"application/json\" id=\"report-data\">");
-    for (size_t i = 0; i < json.len; i++) {
-        if (json.data[i] == '<') hp_buf_puts(out, "\\u003c");
-        else hp_buf_putc(out, json.data[i]);
-    }
-    hp_buf_puts(out, "</script>\n");
+    script_json(out, "report-data", &json);
     hp_buf_free(&json);
+}
+
+/* What the script builds each table from: [{"id", "section" (its key in the report), "rows",
+ * "columns": [[title, field, format?], ...]}, ...]. */
+static void table_specs(struct hp_buf *out)
+{
+    struct hp_buf spec = { 0 };
+    struct hp_json j;
+    hp_json_init(&j, &spec, 0);
+    hp_json_array_begin(&j, NULL);
+    HP_FOR_EACH_SECTION(s) {
+        const struct hp_html_table *t = s->html_table;
+        if (!t) continue;
+        hp_json_object_begin(&j, NULL);
+        hp_json_string(&j, "id", t->id);
+        hp_json_string(&j, "section", hp_section_keys[s->id]);
+        hp_json_string(&j, "rows", t->rows);
+        hp_json_array_begin(&j, "columns");
+        for (unsigned c = 0; c < HP_HTML_COLUMNS && t->columns[c].title; c++) {
+            hp_json_array_begin(&j, NULL);
+            hp_json_string(&j, NULL, t->columns[c].title);
+            hp_json_string(&j, NULL, t->columns[c].field);
+            if (t->columns[c].format) hp_json_string(&j, NULL, t->columns[c].format);
+            hp_json_array_end(&j);
+        }
+        hp_json_array_end(&j);
+        hp_json_object_end(&j);
+    }
+    hp_json_array_end(&j);
+    script_json(out, "table-specs", &spec);
+    hp_buf_free(&spec);
 }
 
 void hp_html_render(struct hp_buf *out)
@@ -112,6 +147,7 @@ void hp_html_render(struct hp_buf *out)
     tables(out);
     flame_graphs(out);
     report_data(out);
+    table_specs(out);
     hp_buf_puts(out, "<script>\n");
     hp_buf_puts(out, hp_html_js);
     hp_buf_puts(out, "</script>\n</body></html>\n");

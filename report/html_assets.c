@@ -1,6 +1,7 @@
 /* html_assets.c — the HTML report's own style sheet and script, inlined into every page (no
  * network, no external font or script). The script builds the tables from the report's JSON,
- * which the page carries, and sorts them when a column header is clicked. */
+ * which the page carries, by the tables' specs beside it (report/html.c: every section's
+ * columns), and sorts them when a column header is clicked. */
 #include "html_assets.h"
 
 const char hp_html_css[] =
@@ -70,6 +71,7 @@ const char hp_html_js[] =
     "    });\n"
     "    rows.forEach(function (r) { body.appendChild(r); });\n"
     "  }\n"
+    "  var formats = { bytes: bytes, ns: ns, pct: pct, secs: secs, trend: trend, growing: growing };\n"
     "  function table(id, rows, cols) {\n"
     "    var t = document.getElementById(id);\n"
     "    if (!rows) { t.insertAdjacentHTML('beforebegin', '<p class=\"absent\">Not in this report.</p>'); return; }\n"
@@ -82,10 +84,10 @@ const char hp_html_js[] =
     "    });\n"
     "    rows.forEach(function (r) {\n"
     "      var tr = body.insertRow();\n"
-    "      if (r.diff_growing) tr.className = 'growing';\n"
     "      cols.forEach(function (c) {\n"
     "        var v = get(r, c[1]), td = tr.insertCell();\n"
-    "        td.textContent = (c[2] || plain)(v);\n"
+    "        if (c[2] === 'growing' && v) tr.className = 'growing';\n"
+    "        td.textContent = (formats[c[2]] || plain)(v);\n"
     "        td.dataset.v = none(v) ? '' : String(v);\n"
     "        if (typeof v === 'number') td.className = 'num';\n"
     "      });\n"
@@ -95,24 +97,7 @@ const char hp_html_js[] =
     "      if (th) sortBy(body, th);\n"
     "    });\n"
     "  }\n"
-    "  var sec = function (k, rowsKey) { return report[k] ? report[k][rowsKey] : null; };\n"
-    "  table('threads-table', sec('threads', 'rows'), [\n"
-    "    ['Thread', 'name'], ['TID', 'os_tid'], ['Status', 'status'], ['CPU%', 'cpu_percent', pct],\n"
-    "    ['Max%', 'max_cpu_percent', pct], ['CPU Total', 'cpu_total_ns', secs], ['Alloc', 'alloc_bytes', bytes],\n"
-    "    ['Dealloc', 'dealloc_bytes', bytes], ['Diff', 'diff_bytes', bytes],\n"
-    "    ['Trend', 'diff_trend_bytes_per_min', trend], ['Growing', 'diff_growing', growing]]);\n"
-    "  table('mutexes-table', sec('mutexes', 'rows'), [\n"
-    "    ['Mutex', 'name'], ['Locks', 'locks_count'], ['Contended', 'contended_count'],\n"
-    "    ['Wait total', 'wait_total_ns', ns], ['Wait avg', 'wait_avg_ns', ns], ['Wait P95', 'wait_p95_ns', ns],\n"
-    "    ['Wait max', 'wait_max_ns', ns], ['Hold avg', 'hold_avg_ns', ns], ['Hold P95', 'hold_p95_ns', ns],\n"
-    "    ['Hold max', 'hold_max_ns', ns]]);\n"
-    "  table('rw-locks-table', sec('rw_locks', 'rows'), [\n"
-    "    ['RwLock', 'name'], ['Wait total', 'wait_total_ns', ns], ['Read locks', 'read.locks_count'],\n"
-    "    ['Read contended', 'read.contended_count'], ['Read wait max', 'read.wait_max_ns', ns],\n"
-    "    ['Write locks', 'write.locks_count'], ['Write contended', 'write.contended_count'],\n"
-    "    ['Write wait max', 'write.wait_max_ns', ns]]);\n"
-    "  table('io-table', sec('io', 'resources'), [\n"
-    "    ['Resource', 'name'], ['Kind', 'kind'], ['Reads', 'read.op_count'], ['Read', 'read.bytes', bytes],\n"
-    "    ['Read time', 'read.total_ns', ns], ['Writes', 'write.op_count'], ['Written', 'write.bytes', bytes],\n"
-    "    ['Write time', 'write.total_ns', ns]]);\n"
+    "  JSON.parse(document.getElementById('table-specs').textContent).forEach(function (s) {\n"
+    "    table(s.id, report[s.section] ? report[s.section][s.rows] : null, s.columns);\n"
+    "  });\n"
     "})();\n";

@@ -26,6 +26,18 @@ struct hp_section {
     /* At a report: the files of its own it writes beside it (folded stacks, SVG), their titles
      * naming the process (its pid and command line); NULL if none. */
     void (*files_write)(int pid, unsigned image, const char *command);
+    /* Its table on the HTML page (report/html.c), NULL if none. */
+    const struct hp_html_table *html_table;
+};
+
+/* A section's table on the HTML page: the page's script builds it from the report's JSON, one
+ * row per element of the section's array `rows`, one cell per column: a row's field (a dotted
+ * path for a nested one) shown by the script's format (NULL: as it is; "bytes", "ns", "pct",
+ * "secs", "trend", or "growing": a flag that marks its row). */
+#define HP_HTML_COLUMNS 16
+struct hp_html_table {
+    const char *id, *title, *rows;
+    struct { const char *title, *field, *format; } columns[HP_HTML_COLUMNS];   /* to a NULL title */
 };
 
 /* Every view's sections, in report order. */

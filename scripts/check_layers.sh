@@ -5,7 +5,7 @@
 #   views/NAME/  none that another view, report/'s renderers or process/ define;
 #   report/      none that a view or process/ defines;
 #   process/     none that a view defines (it reaches the views through the list only).
-# Allowed across: the list of views (hp_views, views/views.c: what the core and the renderers
+# Allowed across: the list of views (hp_views, views/views.c from views/list.h: what the core and the renderers
 # loop over), and report/'s toolkit that views' sections write with (buf, format, json, table,
 # utf8, section, prometheus_text, fn_names, folded, profile_files, flamegraph, history_json). The functions the hooks interpose (libhotpath.so's exported symbols: malloc,
 # syscall, ...) are libc's to everyone and do not count.

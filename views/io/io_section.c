@@ -296,6 +296,15 @@ static void io_prometheus(const void *snap, struct hp_buf *out)
     hp_buf_free(&l);
 }
 
+static const struct hp_html_table io_html = {
+    "io-table", "I/O", "resources", {
+        { "Resource", "name", NULL }, { "Kind", "kind", NULL }, { "Reads", "read.op_count", NULL },
+        { "Read", "read.bytes", "bytes" }, { "Read time", "read.total_ns", "ns" },
+        { "Writes", "write.op_count", NULL }, { "Written", "write.bytes", "bytes" },
+        { "Write time", "write.total_ns", "ns" },
+    },
+};
+
 const struct hp_section hp_io_section = {
     .id = HP_SEC_IO,
     .title = "io-read, io-write",
@@ -304,4 +313,5 @@ const struct hp_section hp_io_section = {
     .table = io_table,
     .json = io_json,
     .prometheus = io_prometheus,
+    .html_table = &io_html,
 };

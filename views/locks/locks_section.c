@@ -753,6 +753,15 @@ static void rw_locks_prometheus(const void *snap, struct hp_buf *out)
     locks_prometheus(snap, out, "rwlock", "rw_lock");
 }
 
+static const struct hp_html_table mutexes_html = {
+    "mutexes-table", "Mutexes", "rows", {
+        { "Mutex", "name", NULL }, { "Locks", "locks_count", NULL }, { "Contended", "contended_count", NULL },
+        { "Wait total", "wait_total_ns", "ns" }, { "Wait avg", "wait_avg_ns", "ns" },
+        { "Wait P95", "wait_p95_ns", "ns" }, { "Wait max", "wait_max_ns", "ns" },
+        { "Hold avg", "hold_avg_ns", "ns" }, { "Hold P95", "hold_p95_ns", "ns" }, { "Hold max", "hold_max_ns", "ns" },
+    },
+};
+
 const struct hp_section hp_mutexes_section = {
     .id = HP_SEC_MUTEXES,
     .title = "mutexes",
@@ -761,6 +770,16 @@ const struct hp_section hp_mutexes_section = {
     .table = mutexes_table,
     .json = mutexes_json,
     .prometheus = mutexes_prometheus,
+    .html_table = &mutexes_html,
+};
+
+static const struct hp_html_table rw_locks_html = {
+    "rw-locks-table", "Read-write locks", "rows", {
+        { "RwLock", "name", NULL }, { "Wait total", "wait_total_ns", "ns" },
+        { "Read locks", "read.locks_count", NULL }, { "Read contended", "read.contended_count", NULL },
+        { "Read wait max", "read.wait_max_ns", "ns" }, { "Write locks", "write.locks_count", NULL },
+        { "Write contended", "write.contended_count", NULL }, { "Write wait max", "write.wait_max_ns", "ns" },
+    },
 };
 
 const struct hp_section hp_rw_locks_section = {
@@ -771,4 +790,5 @@ const struct hp_section hp_rw_locks_section = {
     .table = rw_locks_table,
     .json = rw_locks_json,
     .prometheus = rw_locks_prometheus,
+    .html_table = &rw_locks_html,
 };

@@ -316,6 +316,16 @@ static void threads_prometheus(const void *snap, struct hp_buf *out)
     hp_buf_free(&l);
 }
 
+static const struct hp_html_table threads_html = {
+    "threads-table", "Threads", "rows", {
+        { "Thread", "name", NULL }, { "TID", "os_tid", NULL }, { "Status", "status", NULL },
+        { "CPU%", "cpu_percent", "pct" }, { "Max%", "max_cpu_percent", "pct" },
+        { "CPU Total", "cpu_total_ns", "secs" }, { "Alloc", "alloc_bytes", "bytes" },
+        { "Dealloc", "dealloc_bytes", "bytes" }, { "Diff", "diff_bytes", "bytes" },
+        { "Trend", "diff_trend_bytes_per_min", "trend" }, { "Growing", "diff_growing", "growing" },
+    },
+};
+
 const struct hp_section hp_threads_section = {
     .id = HP_SEC_THREADS,
     .title = "threads",
@@ -324,4 +334,5 @@ const struct hp_section hp_threads_section = {
     .table = threads_table,
     .json = threads_json,
     .prometheus = threads_prometheus,
+    .html_table = &threads_html,
 };
