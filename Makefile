@@ -285,7 +285,7 @@ MACOS_LIBS := $(MACOS_ARCHS:%=$(BUILD)/macos/%/libhotpath.dylib)
 # hooks (process/, views' *_hooks.c), the _linux files, each file a Darwin file stands in for
 # (X_darwin.c for X_linux.c, or for X.c when there is no X_linux.c), and the views and parts the
 # macOS build leaves out (views/list.h: the views marked LINUX).
-MACOS_VIEWS_LEFT_OUT := views/cpu views/io views/locks
+MACOS_VIEWS_LEFT_OUT := $(patsubst %,views/%,$(shell sed -n 's/^ *X(\([a-z_]*\), LINUX).*/\1/p' views/list.h))
 MACOS_LEFT_OUT := $(MACOS_VIEWS_LEFT_OUT:%=%/%) core/own_pipe.c core/own_fds.c \
                   report/http_server.c report/http_parse.c report/prometheus.c report/process_file.c \
                   report/html.c report/html_assets.c report/svg_chart.c \

@@ -600,7 +600,7 @@ void hp_cpu_fork_child(struct hp_thread *self)
     }
 }
 
-void hp_cpu_view(struct hp_cpu_view *v)
+void hp_cpu_figures(struct hp_cpu_figures *v)
 {
     memset(v, 0, sizeof *v);
     v->enabled = atomic_load(&profile.cpu_started);

@@ -44,7 +44,7 @@ void hp_cpu_drain(void);
 /* In a fork child (only the calling thread survives): empty figures, a timer for this thread. */
 void hp_cpu_fork_child(struct hp_thread *self);
 
-struct hp_cpu_view {
+struct hp_cpu_figures {
     int enabled;                  /* the profile ran (and may still run) */
     enum hp_cpu_off_reason off;   /* why it is off, HP_CPU_OFF_NONE while it runs */
     unsigned hz, depth;
@@ -56,7 +56,7 @@ struct hp_cpu_view {
     int signal;                   /* the real-time signal the profile samples on, 0 none */
     struct hp_stacks *table;
 };
-void hp_cpu_view(struct hp_cpu_view *v);
+void hp_cpu_figures(struct hp_cpu_figures *v);
 const char *hp_cpu_off_text(enum hp_cpu_off_reason why);
 
 #endif

@@ -38,7 +38,7 @@ struct cpu_fn {
 };
 
 struct cpu_snap {
-    struct hp_cpu_view v;
+    struct hp_cpu_figures v;
     struct hp_fn_names names;
     struct cpu_fn *fns;            /* by function number until sorted */
     uint32_t nfns, capfns;
@@ -170,7 +170,7 @@ static void *cpu_snapshot(void)
 {
     struct cpu_snap *s = hp_alloc(sizeof *s);
     if (!s) return NULL;
-    hp_cpu_view(&s->v);
+    hp_cpu_figures(&s->v);
     if (s->v.table) build(s);
     return s;
 }
@@ -298,8 +298,8 @@ static uint64_t samples_of(const struct hp_stacks *t, uint32_t e, const void *ar
 
 int hp_cpu_folded(struct hp_buf *out)
 {
-    struct hp_cpu_view v;
-    hp_cpu_view(&v);
+    struct hp_cpu_figures v;
+    hp_cpu_figures(&v);
     if (!v.table) return -1;
     return hp_folded_build(out, v.table, samples_of, NULL, v.other, 0);
 }
@@ -308,8 +308,8 @@ int hp_cpu_folded(struct hp_buf *out)
  * With the profile off the folded file is written empty and the flame graph says why. */
 void hp_cpu_files_write(int pid, unsigned image, const char *command)
 {
-    struct hp_cpu_view v;
-    hp_cpu_view(&v);
+    struct hp_cpu_figures v;
+    hp_cpu_figures(&v);
     const char *off = hp_cpu_off_text(v.off);
     char title[256];
     snprintf(title, sizeof title, "CPU: %.120s (pid %d, %s)", command, pid,

@@ -1,7 +1,7 @@
 /* cpu_tab.c — hotpath-console's CPU tab (console/tab.h): each function's self and total samples. */
 #include "console/tab.h"
 
-const struct hp_tab hp_cpu_profile_tab = {
+const struct hp_tab hp_cpu_tab = {
     .title = "CPU",
     .order = 5,
     .sources = { { .endpoint = "/functions_cpu", .rows = "functions" } },

@@ -12,7 +12,7 @@ static void start(const struct hp_view_start *s)
     hp_cpu_start(s->self, s->signals);
 }
 
-const struct hp_view hp_cpu_profile_view = {
+const struct hp_view hp_cpu_view = {
     .name = "cpu",
     .start = start,
     .thread_start = hp_cpu_thread_start,
