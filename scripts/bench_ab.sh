@@ -32,7 +32,7 @@ for f in "$LIB_A" "$LIB_B" $B/alloc_bench $B/lock_bench $B/io_bench; do
 done
 LIB_A=$(realpath "$LIB_A"); LIB_B=$(realpath "$LIB_B")
 A_NAME=${A_NAME:-$LIB_A}
-B_NAME="$LIB_B ($(git describe --always --dirty 2>/dev/null || echo this tree))"
+B_NAME="$(realpath --relative-to=. "$LIB_B") ($(git describe --always --dirty 2>/dev/null || echo this tree))"
 
 # The bare runs must be bare.
 unset LD_PRELOAD
