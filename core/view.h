@@ -1,6 +1,6 @@
 /* view.h — what a view is to the core, the process-wide hooks and the renderers: one descriptor
- * per view (views/NAME/NAME_view.c), listed once, in report order, in views/list.h. Settings,
- * the real functions' lookup, start-up, threads starting and ending, fork, the sampler's passes
+ * per view (views/NAME/NAME_view.c), listed once, in report order, in views/list.h. The real
+ * functions' lookup, start-up, threads starting and ending, fork, the sampler's passes
  * and the report loop over that list; none of them names a view. Every step may be NULL. */
 #ifndef HP_VIEW_H
 #define HP_VIEW_H
@@ -10,7 +10,6 @@
 
 struct hp_thread;
 struct hp_section;
-struct hp_setting;
 struct hp_json;
 
 /* The process's signals, kept by process/signals.c, for a view that times with a signal of its
@@ -32,9 +31,6 @@ struct hp_view_start {
 
 struct hp_view {
     const char *name;                              /* its folder under views/ */
-    /* its HOTPATH_* settings (core/settings.h), parsed with the core's, in this order */
-    const struct hp_setting *settings;
-    unsigned nsettings;
     /* Look up the real functions its hooks call: from hp_resolve, before malloc's (which marks
      * every lookup done), and so possibly before the constructor. */
     void (*resolve)(void);
