@@ -434,11 +434,18 @@ struct state {
     int ever_connected;
 };
 
-static json_t *doc_of(const struct state *s, const char *endpoint)
+/* Where a poll keeps an endpoint's JSON, -1 when it did not fetch it. */
+static int doc_slot(const struct state *s, const char *endpoint)
 {
     for (int i = 0; i < s->ndocs; i++)
-        if (strcmp(s->endpoint[i], endpoint) == 0) return s->doc[i];
-    return NULL;
+        if (strcmp(s->endpoint[i], endpoint) == 0) return i;
+    return -1;
+}
+
+static json_t *doc_of(const struct state *s, const char *endpoint)
+{
+    int i = doc_slot(s, endpoint);
+    return i < 0 ? NULL : s->doc[i];
 }
 
 static int sort_col_global;
@@ -572,8 +579,7 @@ static void fetch(struct state *s, const char *endpoint)
 {
     char err[300] = "";
     int status;
-    for (int i = 0; i < s->ndocs; i++)
-        if (strcmp(s->endpoint[i], endpoint) == 0) return;
+    if (doc_slot(s, endpoint) >= 0) return;
     s->endpoint[s->ndocs] = endpoint;
     s->doc[s->ndocs++] = get_json(endpoint, err, sizeof err, &status);
 }
