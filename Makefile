@@ -28,7 +28,8 @@ DEPFLAGS = -MMD -MP -MF $@.d
 
 # Parts the unit tests link directly (everything but the hooks and the process-wide pieces),
 # compiled once into an archive per flavour (plain, and ASan+UBSan for unit-asan).
-UNIT_SRC := core/config.c core/procfs.c core/sort.c core/memory.c core/memory_linux.c \
+UNIT_SRC := core/config.c core/settings.c $(wildcard views/*/*_settings.c) report/report_settings.c \
+            report/section.c core/procfs.c core/sort.c core/memory.c core/memory_linux.c \
             core/histogram.c core/child_env.c views/threads/mappings.c views/io/io_names.c \
             core/symbols.c core/demangle.c core/unloaded.c core/lines.c \
             core/loader_lock_linux.c core/platform_linux.c core/platform_posix.c core/real_lookup.c \

@@ -10,6 +10,7 @@
 
 struct hp_thread;
 struct hp_section;
+struct hp_settings_table;
 struct hp_json;
 
 /* The process's signals, kept by process/signals.c, for a view that times with a signal of its
@@ -53,6 +54,8 @@ struct hp_view {
     uint64_t (*thread_live)(uint32_t thread_index);
     /* A thread's JSON row names what it is blocked on, when this view owns that (a lock). */
     void (*blocked_on_json)(struct hp_json *j, const char *key, const void *what);
+    /* Its HOTPATH_* settings (core/settings.h), parsed at start before any step; NULL if none. */
+    const struct hp_settings_table *settings;
     /* Its sections of the report, in report order (report/section.h). */
     const struct hp_section *const *sections;
     unsigned nsections;

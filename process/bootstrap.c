@@ -26,6 +26,7 @@
 #include "core/view.h"
 #include "report/http_server.h"
 #include "report/report.h"
+#include "report/report_settings.h"
 
 extern char **environ;
 
@@ -142,7 +143,7 @@ static void start(int argc, char **argv)
     struct hp_thread *self = hp_self ? hp_self : hp_adopt_self();
     if (!self) { hp_active = 0; return; }
     self->guard++;
-    hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
+    hp_settings_parse_all((hp_getenv_fn)getenv, warn_line);
     find_identity();
     hp_syms_note_program();
     hp_report_begin(self->record, hp_pid, argc, argv);

@@ -17,6 +17,7 @@
 #include "core/ticks.h"
 #include "core/view.h"
 #include "report/report.h"
+#include "report/report_settings.h"
 #include "darwin.h"
 
 int hp_active;
@@ -64,7 +65,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv)
         return;
     }
     self->guard++;
-    hp_config_parse(&hp_config, (hp_getenv_fn)getenv, warn_line);
+    hp_settings_parse_all((hp_getenv_fn)getenv, warn_line);
     const struct hp_view_start views_start = { self, NULL };   /* no real-time signal is claimed here */
     HP_VIEWS_STEP(start, &views_start);
     hp_report_begin(self->record, hp_pid, argc, argv);

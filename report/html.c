@@ -1,6 +1,7 @@
 /* html.c — see html.h. Built like the report itself (profiler memory, no stdio), so it can be
  * written from the same exit and signal paths. */
 #include "html.h"
+#include "report_settings.h"
 #include "section.h"
 
 #include "core/clock.h"
@@ -95,7 +96,7 @@ static void script_json(struct hp_buf *out, const char *id, const struct hp_buf 
 static void report_data(struct hp_buf *out)
 {
     struct hp_buf json = { 0 };
-    hp_report_render(&json, HP_FORMAT_JSON, hp_config.sections);
+    hp_report_render(&json, HP_FORMAT_JSON, hp_report_settings.sections);
     script_json(out, "report-data", &json);
     hp_buf_free(&json);
 }
@@ -113,7 +114,7 @@ static void table_specs(struct hp_buf *out)
         if (!t) continue;
         hp_json_object_begin(&j, NULL);
         hp_json_string(&j, "id", t->id);
-        hp_json_string(&j, "section", hp_section_keys[s->id]);
+        hp_json_string(&j, "section", s->key);
         hp_json_string(&j, "rows", t->rows);
         hp_json_array_begin(&j, "columns");
         for (unsigned c = 0; c < HP_HTML_COLUMNS && t->columns[c].title; c++) {

@@ -37,6 +37,7 @@
 #include "process_file.h"
 #include "prometheus.h"
 #include "report.h"
+#include "report_settings.h"
 #include "section.h"
 
 #define MAX_CLIENTS 8
@@ -266,13 +267,6 @@ static void respond_error(struct client *c, int status, const char *message, con
     hp_buf_free(&b);
 }
 
-static const struct hp_section *find_section(const char *key)
-{
-    HP_FOR_EACH_SECTION(s)
-        if (strcmp(hp_section_keys[s->id], key) == 0) return s;
-    return NULL;
-}
-
 static void respond_body(struct client *c, struct hp_buf *b, const char *type, int head_only)
 {
     if (b->failed || !b->data) respond_error(c, 500, "out of memory", NULL, head_only);
@@ -282,12 +276,8 @@ static void respond_body(struct client *c, struct hp_buf *b, const char *type, i
 /* One section's JSON value, exactly as it stands under its key in the whole report. */
 static void serve_section(struct client *c, const char *key, int head_only)
 {
-    const struct hp_section *s = NULL;
-    int id = -1;
-    for (int i = 0; i < HP_SEC_COUNT; i++)
-        if (strcmp(hp_section_keys[i], key) == 0) id = i;
-    if (id >= 0 && (hp_config.sections & (1u << id))) s = find_section(key);
-    void *snap = s ? s->snapshot() : NULL;
+    const struct hp_section *s = hp_section_find(key);
+    void *snap = s && (hp_report_settings.sections & hp_section_bit(s)) ? s->snapshot() : NULL;
     if (!snap) {
         respond_error(c, 404, "view not available: ", key, head_only);
         return;
@@ -325,7 +315,7 @@ static void serve_status(struct client *c, int head_only)
     hp_json_u64(&j, "port", server.port);
     hp_json_array_begin(&j, "views");
     HP_FOR_EACH_SECTION(s)
-        if (hp_config.sections & (1u << s->id)) hp_json_string(&j, NULL, hp_section_keys[s->id]);
+        if (hp_report_settings.sections & hp_section_bit(s)) hp_json_string(&j, NULL, s->key);
     hp_json_array_end(&j);
     hp_json_object_end(&j);
     hp_buf_putc(&b, '\n');
@@ -348,6 +338,17 @@ static void serve_history(struct client *c, int head_only)
     hp_buf_free(&b);
 }
 
+/* The endpoints: the status, one per section, the time series, the report and the metrics. */
+static void serve_index(struct client *c, int head_only)
+{
+    struct hp_buf b = { 0 };
+    hp_buf_puts(&b, "{\"endpoints\":[\"/profiler_status\"");
+    HP_FOR_EACH_SECTION(s) hp_buf_printf(&b, ",\"/%s\"", s->key);
+    hp_buf_puts(&b, ",\"/history\",\"/report\",\"/metrics\"]}\n");
+    respond_body(c, &b, "application/json", head_only);
+    hp_buf_free(&b);
+}
+
 static void route(struct client *c, const struct hp_http_request *req)
 {
     int head = req->method == HP_HTTP_HEAD;
@@ -359,7 +360,7 @@ static void route(struct client *c, const struct hp_http_request *req)
     if (strcmp(p, "/profiler_status") == 0) { serve_status(c, head); return; }
     if (strcmp(p, "/report") == 0) {
         struct hp_buf b = { 0 };
-        hp_report_render(&b, HP_FORMAT_JSON, hp_config.sections);
+        hp_report_render(&b, HP_FORMAT_JSON, hp_report_settings.sections);
         respond_body(c, &b, "application/json", head);
         hp_buf_free(&b);
         return;
@@ -372,15 +373,8 @@ static void route(struct client *c, const struct hp_http_request *req)
         hp_buf_free(&b);
         return;
     }
-    for (int i = 0; i < HP_SEC_COUNT; i++)
-        if (p[0] == '/' && strcmp(p + 1, hp_section_keys[i]) == 0) { serve_section(c, p + 1, head); return; }
-    if (strcmp(p, "/") == 0) {
-        static const char index[] =
-            "{\"endpoints\":[\"/profiler_status\",\"/threads\",\"/mutexes\",\"/rw_locks\",\"/io\","
-            "\"/functions_alloc\",\"/functions_cpu\",\"/history\",\"/report\",\"/metrics\"]}\n";
-        respond(c, 200, "application/json", index, sizeof index - 1, head);
-        return;
-    }
+    if (p[0] == '/' && hp_section_find(p + 1)) { serve_section(c, p + 1, head); return; }
+    if (strcmp(p, "/") == 0) { serve_index(c, head); return; }
     respond_error(c, 404, "no such endpoint: ", p, head);
 }
 

@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/view.h"
 #include "core/memory.h"
 #include "core/platform.h"
 #include "core/spinlock.h"
 #include "buf.h"
 
-#define HELD_MAX 6          /* one per output setting */
+#define HELD_MAX 16         /* the report, and the files of the settings of kind FILE */
 
 /* A file opened before a change of credentials, with the file it was. */
 struct held {
@@ -78,14 +79,20 @@ static void hold(const char *pattern, int pid, unsigned image)
     hp_spin_unlock(&out_files.lock);
 }
 
+/* Every file a setting of kind FILE in the table names. */
+static void hold_files(const struct hp_settings_table *t, int pid, unsigned image)
+{
+    for (unsigned i = 0; i < t->n; i++)
+        if (t->rows[i].kind == HP_SETTING_FILE)
+            hold(*(const char *const *)((const char *)t->base + t->rows[i].offset), pid, image);
+}
+
 void hp_out_files_hold(int pid, unsigned image)
 {
     if (hp_config.format != HP_FORMAT_NONE) hold(hp_config.output_path, pid, image);
-    hold(hp_config.html_path, pid, image);
-    hold(hp_config.cpu_folded, pid, image);
-    hold(hp_config.cpu_flamegraph, pid, image);
-    hold(hp_config.alloc_folded, pid, image);
-    hold(hp_config.alloc_flamegraph, pid, image);
+    hold_files(&hp_config_settings, pid, image);
+    HP_FOR_EACH_VIEW(v)
+        if (v->settings) hold_files(v->settings, pid, image);
 }
 
 void hp_out_files_forget(void)

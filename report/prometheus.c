@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/sampler.h"
 #include "report.h"
+#include "report_settings.h"
 #include "section.h"
 
 void hp_prometheus_render(struct hp_buf *out)
@@ -19,7 +20,7 @@ void hp_prometheus_render(struct hp_buf *out)
     hp_prom_family(out, "hotpath_profiler_cpu_seconds_total", "counter", "CPU time of the profiler's sampler thread.");
     hp_prom_double(out, "hotpath_profiler_cpu_seconds_total", "", (double)f.profiler_cpu_ns / 1e9);
     HP_FOR_EACH_SECTION(s) {
-        if (!s->prometheus || !(hp_config.sections & (1u << s->id))) continue;
+        if (!s->prometheus || !(hp_report_settings.sections & hp_section_bit(s))) continue;
         void *snap = s->snapshot();
         if (!snap) continue;
         s->prometheus(snap, out);

@@ -31,6 +31,7 @@
 #endif
 #include "json.h"
 #include "out_file.h"
+#include "report_settings.h"
 #include "section.h"
 #include "utf8.h"
 
@@ -226,7 +227,7 @@ static unsigned take_snapshots(struct taken *out, uint32_t sections)
 {
     unsigned n = 0;
     HP_FOR_EACH_SECTION(s) {
-        if (!(sections & (1u << s->id))) continue;
+        if (!(sections & hp_section_bit(s))) continue;
         void *snap = s->snapshot();
         if (snap) out[n++] = (struct taken){ s, snap };
     }
@@ -285,7 +286,7 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_buf_putc(out, '\n');
     for (unsigned i = 0; i < n; i++) {
         hp_buf_putc(out, '\n');
-        t[i].section->table(t[i].snap, out, hp_config.limits[t[i].section->id]);
+        t[i].section->table(t[i].snap, out, *t[i].section->limit);
     }
     struct hp_process_figures f;
     hp_sampler_figures(&f);
@@ -336,7 +337,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
 
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections)
 {
-    struct taken t[HP_SEC_COUNT];
+    struct taken t[HP_SECTIONS_MAX];
     unsigned n = take_snapshots(t, sections);
     uint64_t elapsed = hp_now_ns() - report.start_ns;
     if (format == HP_FORMAT_TABLE) render_text(out, t, n, elapsed);
@@ -395,7 +396,7 @@ void hp_report_checkpoint(void)
     if (hp_expand_path(hp_config.output_path, report.pid, report.image, path, sizeof path) != 0) return;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     struct hp_buf out = { 0 };
-    hp_report_render(&out, hp_config.format, hp_config.sections);
+    hp_report_render(&out, hp_config.format, hp_report_settings.sections);
     hp_platform_unlink(tmp);
     int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd >= 0) {
@@ -414,7 +415,7 @@ void hp_report_write_final(void)
     if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
     if (hp_config.format != HP_FORMAT_NONE) {
         struct hp_buf out = { 0 };
-        hp_report_render(&out, hp_config.format, hp_config.sections);
+        hp_report_render(&out, hp_config.format, hp_report_settings.sections);
         int owned, fd = open_output(&owned);
         if (out.data) hp_platform_write_all(fd, out.data, out.len);
         if (owned) hp_platform_close(fd);

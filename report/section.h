@@ -11,7 +11,9 @@
 #include "json.h"
 
 struct hp_section {
-    enum hp_section_id id;      /* its JSON key and HOTPATH_REPORT name: hp_section_keys[id] */
+    const char *key;            /* its JSON key and its name in HOTPATH_REPORT */
+    const char *const *aliases; /* other names HOTPATH_REPORT knows it by (to a NULL), or NULL */
+    const unsigned *limit;      /* its text table's rows, 0 = all: a setting of its view */
     const char *title;          /* its text title */
     void *(*snapshot)(void);    /* a copy of the view as it is now; NULL when not available */
     void (*release)(void *snap);
@@ -45,6 +47,13 @@ struct hp_html_table {
     HP_FOR_EACH_VIEW(s##_view)                                                                   \
         for (const struct hp_section *const *s##_at = s##_view->sections, *s;                    \
              s##_at < s##_view->sections + s##_view->nsections && ((s = *s##_at), 1); s##_at++)
+
+#define HP_SECTIONS_MAX 32      /* bits of a mask of sections (report/report_settings.h) */
+
+/* A section's bit in a mask of sections: by its place in report order. */
+uint32_t hp_section_bit(const struct hp_section *s);
+/* The section of that JSON key, or NULL. */
+const struct hp_section *hp_section_find(const char *key);
 
 /* The title line every section's table starts with; ` (shown/total)` when rows were cut. */
 void hp_section_title(struct hp_buf *out, const char *title, const char *description,

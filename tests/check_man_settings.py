@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""check_man_settings.py — the man page documents every HOTPATH_* variable the code reads, and
-names none it does not.
+"""check_man_settings.py — the man page documents every HOTPATH_* setting, and names none that
+does not exist.
 
-What the code reads: every HOTPATH_* name inside a string literal of the library's and the
-console's C sources (core/, views/, report/, process/, console/; comments left out, so a variable
-only mentioned in a comment does not count) and every one on a non-comment line of
-hotpath-run.sh. Settings are read only through such literals (core/config.c, HP_IMAGE_VAR
-in core/child_env.h, the console's getenv calls), so this finds them all.
+The settings: the library reads its HOTPATH_* variables only through the settings tables
+(core/settings.h): the rows `{ "HOTPATH_NAME", HP_SETTING_KIND, ...` of core/config.c, of each
+view's views/NAME/NAME_settings.c and of report/report_settings.c. Besides those: the internal
+HP_IMAGE_VAR (core/child_env.h), the console's getenv calls, and hotpath-run.sh. A `getenv` of a
+HOTPATH_* literal in the library outside the tables is a problem of its own (a setting that
+bypasses the table), and so is a HOTPATH_* name in a message of the library that no table has.
 
 What the man page documents: a name in an item heading of its own (a `.B` or `.BR` line, as under
-ENVIRONMENT and its Internal subsection). A name it mentions anywhere must be one the code reads.
+ENVIRONMENT and its Internal subsection). A name it mentions anywhere must be a setting.
 
 Usage: tests/check_man_settings.py [--man PATH]   (default: hotpath-run.1 at the top of the tree)
 Exit 0 when both hold, else 1 with one line per missing or unknown variable. Stdlib only.
@@ -44,23 +45,61 @@ def names_in_shell(text):
     return found
 
 
-def code_names(root=ROOT):
-    """{name: [files that read it]} for every HOTPATH_* variable the code reads."""
-    where = {}
-    for d in SOURCE_DIRS:
+TABLE_ROW = re.compile(r'\{\s*"(HOTPATH_[A-Z0-9_]+)",\s*HP_SETTING_([A-Z]+),')
+LIBRARY_GETENV = re.compile(r'getenv\(\s*"(HOTPATH_[A-Z0-9_]*)"')
+
+
+def _sources(root, dirs):
+    for d in dirs:
         for dirpath, _, files in os.walk(os.path.join(root, d)):
             for f in sorted(files):
-                if not f.endswith(SOURCE_EXTS):
-                    continue
-                path = os.path.join(dirpath, f)
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    for n in names_in_c(fh.read()):
-                        where.setdefault(n, []).append(os.path.relpath(path, root))
+                if f.endswith(SOURCE_EXTS):
+                    path = os.path.join(dirpath, f)
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        yield os.path.relpath(path, root), fh.read()
+
+
+def _is_table(rel):
+    return rel == os.path.join("core", "config.c") or rel.endswith("_settings.c")
+
+
+def table_rows(root=ROOT):
+    """{name: (kind, file)} of every row of the settings tables."""
+    rows = {}
+    for rel, text in _sources(root, ("core", "views", "report")):
+        if _is_table(rel):
+            for name, kind in TABLE_ROW.findall(text):
+                rows.setdefault(name, (kind, rel))
+    return rows
+
+
+def code_names(root=ROOT):
+    """{name: [where]} for every setting: the tables' rows, the internal variable, the console's
+    and hotpath-run.sh's."""
+    where = {n: [f] for n, (_, f) in table_rows(root).items()}
+    for rel, text in _sources(root, ("core", "console")):
+        if rel.startswith("console") or rel.endswith("child_env.h"):
+            for n in names_in_c(text):
+                where.setdefault(n, []).append(rel)
     launcher = os.path.join(root, "hotpath-run.sh")
     with open(launcher, encoding="utf-8") as fh:
         for n in names_in_shell(fh.read()):
             where.setdefault(n, []).append("hotpath-run.sh")
     return where
+
+
+def library_problems(names, root=ROOT):
+    """A setting read around the tables, or a message naming one that does not exist."""
+    out = []
+    for rel, text in _sources(root, ("core", "views", "report", "process")):
+        if _is_table(rel):
+            continue
+        for n in LIBRARY_GETENV.findall(text):
+            out.append("%s reads %s with getenv: a setting belongs in a settings table "
+                       "(core/settings.h)" % (rel, n))
+        for n in sorted(names_in_c(text) - set(names)):
+            out.append("%s names %s, which no settings table has" % (rel, n))
+    return out
 
 
 def man_names(man_text):
@@ -79,8 +118,9 @@ def problems(root=ROOT, man_path=None):
         documented, mentioned = man_names(fh.read())
     code = code_names(root)
     out = []
-    if not code:
-        out.append("no HOTPATH_* variable found in the sources: the extraction is broken")
+    if len(table_rows(root)) < 20:
+        out.append("fewer than 20 rows found in the settings tables: the extraction is broken")
+    out += library_problems(code, root)
     for n in sorted(set(code) - documented):
         out.append("%s is used by %s but not documented in %s (an item of its own under "
                    "ENVIRONMENT, or its Internal subsection)"

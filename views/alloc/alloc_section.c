@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "report/section.h"
 #include "report/table.h"
+#include "alloc_settings.h"
 
 struct alloc_row {             /* one function, or one thread */
     uint32_t id;               /* function number, or thread index */
@@ -168,7 +169,7 @@ static void *alloc_snapshot(void)
     struct alloc_snap *s = hp_alloc(sizeof *s);
     if (!s) return NULL;
     hp_alloc_sites_view(&s->v);
-    s->cumulative = hp_config.alloc_cumulative;
+    s->cumulative = hp_alloc_settings.cumulative;
     if (s->v.enabled) build(s);
     return s;
 }
@@ -271,7 +272,8 @@ static void alloc_json(const void *snap, struct hp_json *j)
 }
 
 const struct hp_section hp_functions_alloc_section = {
-    .id = HP_SEC_FUNCTIONS_ALLOC,
+    .key = "functions_alloc",
+    .limit = &hp_alloc_settings.limit,
     .title = "functions-alloc",
     .snapshot = alloc_snapshot,
     .release = alloc_release,
@@ -306,9 +308,9 @@ void hp_alloc_files_write(int pid, unsigned image, const char *command)
     char title[256];
     snprintf(title, sizeof title, "Allocated bytes: %.120s (pid %d, sampled)", command, pid);
     const struct hp_profile_files files = {
-        hp_config.alloc_folded, "HOTPATH_ALLOC_FOLDED", hp_config.alloc_flamegraph, "HOTPATH_ALLOC_FLAMEGRAPH",
-        hp_alloc_folded, !hp_config.alloc_sample_bytes, title,
-        hp_config.alloc_sample_bytes ? "no samples" : "HOTPATH_ALLOC_SAMPLE_BYTES=0",
+        hp_alloc_settings.folded, "HOTPATH_ALLOC_FOLDED", hp_alloc_settings.flamegraph, "HOTPATH_ALLOC_FLAMEGRAPH",
+        hp_alloc_folded, !hp_alloc_settings.sample_bytes, title,
+        hp_alloc_settings.sample_bytes ? "no samples" : "HOTPATH_ALLOC_SAMPLE_BYTES=0",
     };
     hp_profile_files_write(&files, pid, image);
 }

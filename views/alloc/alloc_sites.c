@@ -12,6 +12,7 @@
 #include "core/exp_log.h"
 #include "core/memory.h"
 #include "core/unwind.h"
+#include "alloc_settings.h"
 
 #define TOMB ((uintptr_t)1)
 #define CLAIMED ((uintptr_t)2)
@@ -41,9 +42,9 @@ static struct {
 
 static int make_tables(void)
 {
-    alloc.mean = hp_config.alloc_sample_bytes;
+    alloc.mean = hp_alloc_settings.sample_bytes;
     /* room for the sampled blocks of a live heap of 2^16 sampling intervals (32 GiB at the default) */
-    alloc.live_mask = hp_config.alloc_sample_bytes >= 65536 ? (1u << 16) - 1 : (1u << 20) - 1;
+    alloc.live_mask = hp_alloc_settings.sample_bytes >= 65536 ? (1u << 16) - 1 : (1u << 20) - 1;
     alloc.live = hp_pages(sizeof *alloc.live * (alloc.live_mask + 1));
     alloc.filter_counts = hp_pages(1u << HP_ALLOC_FILTER_BITS);
     if (!alloc.live || !alloc.filter_counts || hp_stacks_init(&alloc.table, 16384, 16) != 0) return -1;
@@ -54,7 +55,7 @@ static int make_tables(void)
 
 void hp_alloc_sites_start(void)
 {
-    if (hp_config.alloc_sample_bytes && make_tables() == 0) atomic_store(&alloc.on, 1);
+    if (hp_alloc_settings.sample_bytes && make_tables() == 0) atomic_store(&alloc.on, 1);
     atomic_store(&alloc.started, 1);
 }
 
@@ -234,7 +235,7 @@ void hp_alloc_sites_view(struct hp_alloc_sites_view *v)
 {
     memset(v, 0, sizeof *v);
     v->enabled = atomic_load(&alloc.on);
-    v->sample_bytes = hp_config.alloc_sample_bytes;
+    v->sample_bytes = hp_alloc_settings.sample_bytes;
     if (!v->enabled) return;
     v->samples = atomic_load(&alloc.samples);
     v->untracked = atomic_load(&alloc.untracked);

@@ -1,6 +1,7 @@
 /* alloc_view.c — allocations: the malloc family's hooks count every block in its thread's
  * counters (the threads view's Alloc and Diff) and sample one in so many bytes with its stack
  * (functions_alloc, with its folded stacks and flame graph). */
+#include "alloc_settings.h"
 #include "alloc_sites.h"
 #include "core/view.h"
 #include "report/section.h"
@@ -32,6 +33,7 @@ const struct hp_view hp_alloc_view = {
     .fork_child = fork_child,
     .live_known = hp_alloc_sites_on,
     .thread_live = hp_alloc_sites_thread_live,
+    .settings = &hp_alloc_settings_table,
     .sections = sections,
     .nsections = 1,
 };

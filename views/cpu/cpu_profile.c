@@ -24,6 +24,7 @@
 #include "core/registry.h"
 #include "core/ticks.h"
 #include "core/unwind.h"
+#include "cpu_settings.h"
 
 #define RING profile.ring_slots         /* samples a thread can hold between two drains */
 #define EXTRA_FRAMES 16                /* the handler's own frames above the interrupted one */
@@ -320,7 +321,7 @@ static long first_expiry_ns(long period, int tid)
 
 static int run_timer(struct hp_cpu_buf *b, int on)
 {
-    long ns = on ? 1000000000L / (long)hp_config.cpu_hz : 0, first = on ? first_expiry_ns(ns, b->tid) : 0;
+    long ns = on ? 1000000000L / (long)hp_cpu_settings.hz : 0, first = on ? first_expiry_ns(ns, b->tid) : 0;
     struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L }, { first / 1000000000L, first % 1000000000L } };
     return timer_settime(b->timer, 0, &its, NULL);
 }
@@ -510,10 +511,10 @@ void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *s
     profile.signals = sigs;
     profile.slot_words = 2 + hp_config.stack_depth;
     /* room for twice the samples of one sampler interval at full CPU (64 at the defaults) */
-    uint64_t per_interval = (uint64_t)hp_config.cpu_hz * hp_config.interval_ms / 1000;
+    uint64_t per_interval = (uint64_t)hp_cpu_settings.hz * hp_config.interval_ms / 1000;
     profile.ring_slots = 16;
     while (profile.ring_slots < 2 * per_interval && profile.ring_slots < 1024) profile.ring_slots *= 2;
-    if (hp_config.cpu_hz == 0) {
+    if (hp_cpu_settings.hz == 0) {
         atomic_store(&profile.off_reason, HP_CPU_OFF_SETTING);
         return;
     }
@@ -605,7 +606,7 @@ void hp_cpu_figures(struct hp_cpu_figures *v)
     memset(v, 0, sizeof *v);
     v->enabled = atomic_load(&profile.cpu_started);
     v->off = (enum hp_cpu_off_reason)atomic_load(&profile.off_reason);
-    v->hz = hp_config.cpu_hz;
+    v->hz = hp_cpu_settings.hz;
     v->signal = atomic_load(&profile.cpu_on) ? atomic_load(&profile.cpu_signo) : 0;
     v->depth = hp_config.stack_depth;
     if (!v->enabled) return;

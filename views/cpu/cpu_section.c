@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "report/section.h"
 #include "report/table.h"
+#include "cpu_settings.h"
 
 struct cpu_thread {
     uint32_t index;
@@ -276,7 +277,8 @@ static void cpu_json(const void *snap, struct hp_json *j)
 }
 
 const struct hp_section hp_functions_cpu_section = {
-    .id = HP_SEC_FUNCTIONS_CPU,
+    .key = "functions_cpu",
+    .limit = &hp_cpu_settings.limit,
     .title = "functions-cpu",
     .snapshot = cpu_snapshot,
     .release = cpu_release,
@@ -315,8 +317,8 @@ void hp_cpu_files_write(int pid, unsigned image, const char *command)
     snprintf(title, sizeof title, "CPU: %.120s (pid %d, %s)", command, pid,
              v.enabled ? "samples of thread CPU time" : off ? off : "profile off");
     const struct hp_profile_files files = {
-        hp_config.cpu_folded, "HOTPATH_CPU_FOLDED", hp_config.cpu_flamegraph, "HOTPATH_CPU_FLAMEGRAPH",
-        hp_cpu_folded, !hp_config.cpu_hz, title, v.enabled ? "no samples" : off ? off : "profile off",
+        hp_cpu_settings.folded, "HOTPATH_CPU_FOLDED", hp_cpu_settings.flamegraph, "HOTPATH_CPU_FLAMEGRAPH",
+        hp_cpu_folded, !hp_cpu_settings.hz, title, v.enabled ? "no samples" : off ? off : "profile off",
     };
     hp_profile_files_write(&files, pid, image);
 }

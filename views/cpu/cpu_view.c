@@ -3,6 +3,7 @@
 #include "core/view.h"
 #include "cpu_profile.h"
 #include "report/section.h"
+#include "cpu_settings.h"
 
 extern const struct hp_section hp_functions_cpu_section;
 static const struct hp_section *const sections[] = { &hp_functions_cpu_section };
@@ -19,6 +20,7 @@ const struct hp_view hp_cpu_view = {
     .thread_end = hp_cpu_thread_end,
     .fork_child = hp_cpu_fork_child,
     .sampler_pass = hp_cpu_drain,
+    .settings = &hp_cpu_settings_table,
     .sections = sections,
     .nsections = 1,
 };

@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/config.h"
 #include "core/memory.h"
 #include "core/spinlock.h"
+#include "io_settings.h"
 
 #define MAX_RES 4096u             /* records; then `<other>` */
 #define HTAB (2 * MAX_RES)        /* open addressing, at most half full */
@@ -72,8 +72,8 @@ static void settle(void)
 {
     if (atomic_load_explicit(&io.settled, memory_order_acquire)) return;
     if (atomic_exchange(&io.settled, 1)) return;
-    hp_hot.io_period = hp_config.io_time_period;
-    io.iter = hp_config.io_iter;
+    hp_hot.io_period = hp_io_settings.time_period;
+    io.iter = hp_io_settings.iter;
     pthread_atfork(NULL, NULL, hp_io_fork_child);
 }
 

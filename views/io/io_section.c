@@ -12,6 +12,7 @@
 #include "report/prometheus.h"
 #include "report/section.h"
 #include "report/table.h"
+#include "io_settings.h"
 
 struct dir_row {
     uint64_t ops, bytes, errors, total_ns, flush_ns, max_ns, p95_ns, p99_ns;
@@ -237,7 +238,7 @@ static void io_json(const void *snap, struct hp_json *j)
     const struct io_snap *s = snap;
     hp_json_object_begin(j, "io");
     hp_json_fixed(j, "time_sampling_rate", hp_hot.io_period ? 1.0 / hp_hot.io_period : 0.0, 6);
-    hp_json_bool(j, "iter", hp_config.io_iter);
+    hp_json_bool(j, "iter", hp_io_settings.iter);
     hp_json_u64(j, "resource_count", s->n);
     hp_json_u64(j, "overflow_count", s->overflow);
     hp_json_array_begin(j, "resources");
@@ -305,8 +306,12 @@ static const struct hp_html_table io_html = {
     },
 };
 
+static const char *const io_aliases[] = { "io_read", "io_write", NULL };
+
 const struct hp_section hp_io_section = {
-    .id = HP_SEC_IO,
+    .key = "io",
+    .aliases = io_aliases,
+    .limit = &hp_io_settings.limit,
     .title = "io-read, io-write",
     .snapshot = io_snapshot,
     .release = io_release,

@@ -3,6 +3,7 @@
 #include "io.h"
 #include "io_raw.h"
 #include "report/section.h"
+#include "io_settings.h"
 
 extern const struct hp_section hp_io_section;
 static const struct hp_section *const sections[] = { &hp_io_section };
@@ -17,6 +18,7 @@ const struct hp_view hp_io_view = {
     .name = "io",
     .resolve = hp_resolve_io,
     .start = start,
+    .settings = &hp_io_settings_table,
     .sections = sections,
     .nsections = 1,
 };

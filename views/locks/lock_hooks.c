@@ -15,9 +15,9 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "core/config.h"
 #include "locks.h"
 #include "core/hooks.h"
+#include "locks_settings.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -239,7 +239,7 @@ static inline void mutex_taken(pthread_mutex_t *m, struct hp_lock *l, struct hp_
         if (!l->shared) hp_lk_add(&l->nested, 1, 0);
         return;
     }
-    hp_lock_take(l, t, hp_config.mutex_time_period, &t->lock_countdown[0]);
+    hp_lock_take(l, t, hp_locks_settings.mutex_time_period, &t->lock_countdown[0]);
 }
 
 enum op { OP_PLAIN, OP_TIMED, OP_CLOCK };
@@ -398,10 +398,10 @@ static __attribute__((noinline)) int rw_slow(pthread_rwlock_t *rw, struct hp_loc
     uint64_t d = wait_end(t, &w);
     if (r == 0) {
         if (mode == HP_MODE_READ) {
-            hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+            hp_lock_take_read(l, t, hp_locks_settings.rwlock_time_period);
             hp_lock_record_wait(l, HP_MODE_READ, d);
         } else {
-            hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+            hp_lock_take(l, t, hp_locks_settings.rwlock_time_period, &t->lock_countdown[1]);
             defer_wait(l, d);
         }
     } else if (r == ETIMEDOUT) {
@@ -432,11 +432,11 @@ static inline int rw_acquire(pthread_rwlock_t *rw, int mode, enum op op, clockid
     struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
     if (mode == HP_MODE_READ) {
         if (likely(lk.rw_tryrdlock(rw) == 0)) {
-            hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+            hp_lock_take_read(l, t, hp_locks_settings.rwlock_time_period);
             return 0;
         }
     } else if (likely(lk.rw_trywrlock(rw) == 0)) {
-        hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+        hp_lock_take(l, t, hp_locks_settings.rwlock_time_period, &t->lock_countdown[1]);
         return 0;
     }
     return rw_slow(rw, l, t, mode, op, clk, abstime);
@@ -482,7 +482,7 @@ HP_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
     if (unlikely(!t)) return lk.rw_tryrdlock(rw);
     struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
     int r = lk.rw_tryrdlock(rw);
-    if (r == 0) hp_lock_take_read(l, t, hp_config.rwlock_time_period);
+    if (r == 0) hp_lock_take_read(l, t, hp_locks_settings.rwlock_time_period);
     return r;
 }
 
@@ -492,7 +492,7 @@ HP_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
     if (unlikely(!t)) return lk.rw_trywrlock(rw);
     struct hp_lock *l = hp_lock_get(rw, HP_LOCK_RWLOCK, t);
     int r = lk.rw_trywrlock(rw);
-    if (r == 0) hp_lock_take(l, t, hp_config.rwlock_time_period, &t->lock_countdown[1]);
+    if (r == 0) hp_lock_take(l, t, hp_locks_settings.rwlock_time_period, &t->lock_countdown[1]);
     return r;
 }
 

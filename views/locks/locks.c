@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/config.h"
 #include "core/memory.h"
 #include "core/unwind.h"
+#include "locks_settings.h"
 
 struct hp_lock *_Atomic hp_lock_slots[HP_LOCK_SLOTS];
 
@@ -175,7 +175,7 @@ struct hp_lock *hp_lock_get_slow(const void *addr, unsigned kind, struct hp_thre
             if (k == key) goto found;
             if (k != 0 || l->kind != kind || l->addr != (uintptr_t)addr) continue;
             /* this address's previous lock, destroyed */
-            if (hp_config.locks_iter) {
+            if (hp_locks_settings.iter) {
                 /* every instance its own row: the new lock takes the old one's slot (the old
                  * record stays listed), or an address reused 64 times would fill every slot it
                  * may probe */

@@ -10,7 +10,7 @@
  * - a contended acquisition's wait is recorded after the release (views/locks/lock_hooks.c);
  * - read holds, condition variables, timeouts and the shared `<other>` record.
  * Those take atomic adds. Waits are timed only after a failed trylock; uncontended holds are
- * timed one in N per thread (hp_config.*_time_period).
+ * timed one in N per thread (hp_locks_settings.*_time_period).
  * Durations are kept in ticks (ticks.h) and converted when a report is made. */
 #ifndef HP_LOCKS_H
 #define HP_LOCKS_H

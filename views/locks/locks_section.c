@@ -18,6 +18,7 @@
 #include "report/prometheus.h"
 #include "report/section.h"
 #include "report/table.h"
+#include "locks_settings.h"
 
 #define NAME_FRAMES 3          /* frames in a text name; JSON has the whole stack */
 #define FRAME_NAME 96
@@ -336,15 +337,15 @@ static struct lock_row *gather(unsigned kind, struct hp_syms *syms, unsigned *co
         items[i].l = locks[i];
         look_up(&items[i], syms);
     }
-    if (!hp_config.locks_iter) hp_sort(items, n, sizeof *items, by_stack);
+    if (!hp_locks_settings.iter) hp_sort(items, n, sizeof *items, by_stack);
     size_t groups = 0;
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || hp_config.locks_iter || !mergeable(&items[i - 1], &items[i])) groups++;
+        if (i == 0 || hp_locks_settings.iter || !mergeable(&items[i - 1], &items[i])) groups++;
     rows = hp_alloc((groups ? groups : 1) * sizeof *rows);
     if (!rows) goto out;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        if (!hp_config.locks_iter)
+        if (!hp_locks_settings.iter)
             while (j < n && mergeable(&items[i], &items[j])) j++;
         struct lock_row *r = &rows[(*count)++];
         memset(acc, 0, 2 * sizeof *acc);
@@ -393,7 +394,7 @@ static void *snapshot(unsigned kind)
         s->conds = gather(HP_LOCK_COND, s->syms, &s->nconds);
         hp_sort(s->conds, s->nconds, sizeof *s->conds, by_wait);
     }
-    s->period = kind == HP_LOCK_MUTEX ? hp_config.mutex_time_period : hp_config.rwlock_time_period;
+    s->period = kind == HP_LOCK_MUTEX ? hp_locks_settings.mutex_time_period : hp_locks_settings.rwlock_time_period;
     s->overflowed = hp_locks_overflowed(kind);
     return s;
 }
@@ -763,7 +764,8 @@ static const struct hp_html_table mutexes_html = {
 };
 
 const struct hp_section hp_mutexes_section = {
-    .id = HP_SEC_MUTEXES,
+    .key = "mutexes",
+    .limit = &hp_locks_settings.mutexes_limit,
     .title = "mutexes",
     .snapshot = mutexes_snapshot,
     .release = locks_release,
@@ -783,7 +785,8 @@ static const struct hp_html_table rw_locks_html = {
 };
 
 const struct hp_section hp_rw_locks_section = {
-    .id = HP_SEC_RW_LOCKS,
+    .key = "rw_locks",
+    .limit = &hp_locks_settings.rw_locks_limit,
     .title = "rw_locks",
     .snapshot = rw_locks_snapshot,
     .release = locks_release,

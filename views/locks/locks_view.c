@@ -4,6 +4,7 @@
 #include "locks.h"
 #include "locks_section.h"
 #include "report/section.h"
+#include "locks_settings.h"
 
 extern const struct hp_section hp_mutexes_section, hp_rw_locks_section;
 static const struct hp_section *const sections[] = { &hp_mutexes_section, &hp_rw_locks_section };
@@ -20,6 +21,7 @@ const struct hp_view hp_locks_view = {
     .flush = hp_locks_flush_deferred,
     .fork_child = fork_child,
     .blocked_on_json = hp_lock_json,
+    .settings = &hp_locks_settings_table,
     .sections = sections,
     .nsections = 2,
 };

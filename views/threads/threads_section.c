@@ -15,6 +15,7 @@
 #include "report/prometheus.h"
 #include "report/section.h"
 #include "report/table.h"
+#include "threads_settings.h"
 
 struct thread_row {
     uint32_t index;
@@ -327,7 +328,8 @@ static const struct hp_html_table threads_html = {
 };
 
 const struct hp_section hp_threads_section = {
-    .id = HP_SEC_THREADS,
+    .key = "threads",
+    .limit = &hp_threads_settings.limit,
     .title = "threads",
     .snapshot = threads_snapshot,
     .release = threads_release,

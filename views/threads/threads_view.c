@@ -3,6 +3,7 @@
 #include "core/view.h"
 #include "mappings.h"
 #include "report/section.h"
+#include "threads_settings.h"
 
 extern const struct hp_section hp_threads_section;
 static const struct hp_section *const sections[] = { &hp_threads_section };
@@ -12,6 +13,7 @@ const struct hp_view hp_threads_view = {
 #if !defined(__APPLE__)   /* dyld binds the macOS hooks: nothing to look up */
     .resolve = hp_resolve_mmap,
 #endif
+    .settings = &hp_threads_settings_table,
     .sections = sections,
     .nsections = 1,
 };
