@@ -51,8 +51,9 @@ TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUIL
 .PHONY: bench bench-ab bench-real install clean check-build-deps fuzz macos macos-check
 
 CONSOLE := $(BUILD)/hotpath-console
+LAUNCHER := $(BUILD)/hotpath-launch
 
-all: $(LIB) $(CONSOLE)
+all: $(LIB) $(CONSOLE) $(LAUNCHER)
 
 # ---- the recipes: every file compiled here is made by one of these ----
 # $(call announce,WHAT) makes the output's directory and says what is built; the recipes differ
@@ -113,6 +114,12 @@ $(CONSOLE): private BUILD_FLAGS = $(CFLAGS)
 $(CONSOLE): private BUILD_LIBS = $(shell pkg-config --libs ncursesw jansson 2>/dev/null || echo -lncursesw -ljansson)
 # its tabs: each view's views/NAME/NAME_tab.c (console/tab.h)
 $(CONSOLE): console/hotpath-console.c $(wildcard views/*/*_tab.c)
+	$(link-c)
+
+# ---- the launcher: the parent that stays while the program runs, never preloaded itself ----
+# (hotpath-run.sh execs it on Linux; installed in libexec/hotpath/, where the script finds it)
+$(LAUNCHER): private BUILD_FLAGS = $(CFLAGS)
+$(LAUNCHER): $(wildcard launcher/*.c) launcher/launcher.h
 	$(link-c)
 
 # ---- fuzzing: the metrics server's request parser under libFuzzer (clang) ----
@@ -206,11 +213,11 @@ UNIT_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_ASAN_BINS = $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/unit-asan/%)
 
 check:
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(LAUNCHER) $(TARGETS) $(UNIT_BINS)
 	@$(MAKE) --no-print-directory unit integration-fast
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(TARGETS) $(UNIT_BINS) $(UNIT_ASAN_BINS) \
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(LIB) $(CONSOLE) $(LAUNCHER) $(TARGETS) $(UNIT_BINS) $(UNIT_ASAN_BINS) \
 	    $(BUILD)/fuzz/http_parse macos
 	@$(MAKE) --no-print-directory unit unit-asan fuzz macos-check integration
 
@@ -239,10 +246,10 @@ $(PYTEST) $(if $(netns_ok),--dist load --tx '$(TEST_JOBS)*popen//python=$(NETNS)
 	       $(if $(netns_ok),$(NETNS)) $(PYTEST) -n 0 --lf --lfnf=none $(PYTEST_ARGS) || exit 1;; esac
 endef
 
-integration-fast: $(LIB) $(TARGETS) $(CONSOLE)
+integration-fast: $(LIB) $(TARGETS) $(CONSOLE) $(LAUNCHER)
 	$(call pytest-tier,$(FAST_TIER))
 
-integration: $(LIB) $(TARGETS) $(CONSOLE)
+integration: $(LIB) $(TARGETS) $(CONSOLE) $(LAUNCHER)
 	$(call pytest-tier,)
 
 # ---- benchmark: scripts/NAME.c or NAME.cc is build/bench/NAME ----
@@ -337,11 +344,13 @@ macos-check: macos
 	done
 
 # ---- install ----
-install: $(LIB) $(CONSOLE)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+install: $(LIB) $(CONSOLE) $(LAUNCHER)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/hotpath \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libhotpath.so
 	install -m 0755 hotpath-run.sh $(DESTDIR)$(PREFIX)/bin/hotpath-run
 	install -m 0755 $(CONSOLE) $(DESTDIR)$(PREFIX)/bin/hotpath-console
+	install -m 0755 $(LAUNCHER) $(DESTDIR)$(PREFIX)/libexec/hotpath/hotpath-launch
 	install -m 0644 hotpath-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/hotpath-run.1
 
 clean:

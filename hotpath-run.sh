@@ -13,6 +13,8 @@ usage: hotpath-run [options] [--] program [args...]
 
 Runs program with libhotpath.so preloaded; the report is written when it exits
 (stderr unless --output says otherwise). Exits with the program's exit status.
+On Linux it stays the program's parent until it ends, forwarding the signals sent
+to it, and then waits for the processes the program left running.
 
 options:
   -o, --output PATH     write the report to PATH (%p = pid, %n = process image number)
@@ -27,6 +29,8 @@ options:
                         (%p = pid, %n = process image number)
       --alloc-flamegraph PATH
                         the same for allocated bytes by call stack (sampled)
+      --orphan-wait S   after the program ended, wait up to S seconds for the
+                        processes it left running (default 10; Linux)
   -h, --help            this help
       --version         print the version
 
@@ -36,6 +40,14 @@ USAGE
 
 need_value() {
     [ "$#" -ge 2 ] || { echo "hotpath-run: $1 needs a value" >&2; exit 2; }
+}
+
+orphan_wait=10
+set_orphan_wait() {
+    case "$1" in
+        ''|*[!0-9]*) echo "hotpath-run: --orphan-wait needs a whole number of seconds" >&2; exit 2 ;;
+    esac
+    orphan_wait=$1
 }
 
 # The per-process registry of live metrics servers (docs/REFERENCE.md "Live views").
@@ -113,6 +125,8 @@ while [ "$#" -gt 0 ]; do
         --flamegraph=*) export_path HOTPATH_CPU_FLAMEGRAPH "${1#*=}"; shift ;;
         --alloc-flamegraph)  need_value "$@"; export_path HOTPATH_ALLOC_FLAMEGRAPH "$2"; shift 2 ;;
         --alloc-flamegraph=*) export_path HOTPATH_ALLOC_FLAMEGRAPH "${1#*=}"; shift ;;
+        --orphan-wait) need_value "$@"; set_orphan_wait "$2"; shift 2 ;;
+        --orphan-wait=*) set_orphan_wait "${1#*=}"; shift ;;
         -h|--help)     usage; exit 0 ;;
         --version)     echo "hotpath-run $VERSION"; exit 0 ;;
         --)            shift; break ;;
@@ -123,17 +137,29 @@ done
 
 [ "$#" -gt 0 ] || { usage >&2; exit 2; }
 
-# The library: beside this script (source tree or build/), else in the install prefix; on macOS
-# libhotpath.dylib (`make macos` puts one per architecture under build/macos/).
+# File $1 beside this script, in its build folder $2 (the source tree), else in the install
+# prefix's folder $3, as an absolute path; or a message and status 127.
+find_beside() {
+    for candidate in "$here/$1" "$here/$2/$1" "$here/../$3/$1"; do
+        if [ -f "$candidate" ]; then
+            echo "$(CDPATH= cd -- "$(dirname -- "$candidate")" && pwd)/$1"
+            return
+        fi
+    done
+    echo "hotpath-run: $1 not found beside $here or in $here/../$3 (run make)" >&2
+    exit 127
+}
+
+# The library; on macOS libhotpath.dylib (`make macos` puts one per architecture under
+# build/macos/). On Linux also the launcher, the program's parent until it ends.
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
 os=$(uname -s)
-if [ "$os" = Darwin ]; then name=libhotpath.dylib; built=build/macos/$(uname -m); else name=libhotpath.so; built=build; fi
-lib=""
-for candidate in "$here/$name" "$here/$built/$name" "$here/../lib/$name"; do
-    if [ -f "$candidate" ]; then lib=$candidate; break; fi
-done
-[ -n "$lib" ] || { echo "hotpath-run: $name not found beside $here or in $here/../lib (run make)" >&2; exit 127; }
-lib=$(CDPATH= cd -- "$(dirname -- "$lib")" && pwd)/$(basename -- "$lib")
+if [ "$os" = Darwin ]; then
+    lib=$(find_beside libhotpath.dylib "build/macos/$(uname -m)" lib)
+else
+    lib=$(find_beside libhotpath.so build lib)
+    launcher=$(find_beside hotpath-launch build libexec/hotpath)
+fi
 
 # Say so when the preload cannot take effect (the program still runs, unprofiled).
 program=$(command -v -- "$1" 2>/dev/null || true)
@@ -177,6 +203,6 @@ if [ "$os" = Darwin ]; then
     export DYLD_INSERT_LIBRARIES="$lib${DYLD_INSERT_LIBRARIES:+:$DYLD_INSERT_LIBRARIES}"
     exec "$@"
 fi
-# First in LD_PRELOAD, so the allocator found after it is the one the program would have used.
-export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"
-exec "$@"
+# The launcher puts the library first in the program's LD_PRELOAD (so the allocator found after
+# it is the one the program would have used), not in its own: it is not profiled.
+exec "$launcher" --preload "$lib" --orphan-wait "$orphan_wait" -- "$@"
