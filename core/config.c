@@ -100,6 +100,8 @@ static const struct hp_setting rows[] = {
       "memory for the time series of every thread (0 = none)", NULL },
     { "HOTPATH_HTML_PATH", HP_SETTING_FILE, AT(html_path), 0, 0, 0, NULL, NULL, "none",
       "the HTML report's file (%p = pid, %n = process image number)", NULL },
+    { "HOTPATH_RUN_DIR", HP_SETTING_PATH, AT(run_dir), 0, 0, 0, NULL, NULL, "none",
+      "internal: the directory of hotpath-run's run, where each image writes its reports", NULL },
 };
 
 const struct hp_settings_table hp_config_settings = {

@@ -33,6 +33,7 @@ struct hp_config {
     /* Time series and the HTML report (docs/REFERENCE.md "Time series"). */
     unsigned history_mb;                /* HOTPATH_HISTORY_MB: memory for the series, 0 = none */
     const char *html_path;              /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
+    const char *run_dir;                /* HOTPATH_RUN_DIR: hotpath-run's directory of the run, "" = none */
 };
 
 /* The core's table, filling hp_config. */

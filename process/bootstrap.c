@@ -55,9 +55,13 @@ static void warn_line(const char *line)
     if (write(2, line, n) < 0 || write(2, "\n", 1) < 0) return;
 }
 
-static void at_exit(void)
+/* on_exit, not atexit: the report says the status the process ends with. */
+static void at_exit(int status, void *arg)
 {
-    if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
+    (void)arg;
+    if (!hp_active || getpid() != hp_pid) return;
+    hp_report_exit_status(status);
+    hp_report_as_profiler();
 }
 
 #define FINAL_REPORT_START_MS 2000
@@ -148,7 +152,7 @@ static void start(int argc, char **argv)
     hp_syms_note_program();
     hp_report_begin(self->record, hp_pid, argc, argv);
     hp_own_fds_set(&own_fds);
-    atexit(at_exit);
+    on_exit(at_exit, NULL);
     hp_fork_handlers_install();
     hp_signals_init();
     const struct hp_view_start views_start = { self, &hp_view_signals };

@@ -40,6 +40,7 @@ static void hold_outputs(void)
     if (!hp_active || getpid() != hp_pid || (hp_self && hp_self->guard)) return;
     int saved = errno;
     struct hp_thread *t = hp_guard_raise();
+    hp_report_hold_outputs();
     hp_out_files_hold(hp_report_pid(), hp_report_image());
     hp_server_start_child_now();
     hp_guard_lower(t);

@@ -205,8 +205,12 @@ static int do_exec(const struct exec_call *c)
     int spawning = hp_spawning_child(), runs = may_run(c);
     WITH_CHILD_ENV(c->envp, (long)hp_report_image() + !spawning, ce);
     if (runs) {
-        if (spawning) hp_server_unregister();
-        else hp_report_as_profiler();     /* leaves the registry too */
+        if (spawning) {
+            hp_server_unregister();
+        } else {
+            hp_report_exec(c->path && c->path[0] ? c->path : c->argv && c->argv[0] ? c->argv[0] : NULL);
+            hp_report_as_profiler();     /* leaves the registry too */
+        }
     }
     int r = call_real(c, ce.env);
     /* still here: the exec failed, this image goes on and reports at its end */

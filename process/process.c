@@ -164,22 +164,24 @@ HP_EXPORT pid_t fork(void)
     return pid;
 }
 
-static void report_before_exit(void)
+static void report_before_exit(int status)
 {
     /* a vfork child runs in our memory under another pid: it only passes through */
-    if (hp_active && getpid() == hp_pid) hp_report_as_profiler();
+    if (!hp_active || getpid() != hp_pid) return;
+    hp_report_exit_status(status);
+    hp_report_as_profiler();
 }
 
 HP_EXPORT void _exit(int status)
 {
     hp_resolve();
-    report_before_exit();
+    report_before_exit(status);
     hp_hot.real.exit_(status);
 }
 
 HP_EXPORT void _Exit(int status)
 {
     hp_resolve();
-    report_before_exit();
+    report_before_exit(status);
     hp_hot.real.Exit_(status);
 }

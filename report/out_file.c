@@ -61,10 +61,9 @@ int hp_out_file_open(const char *path)
     return hp_platform_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 }
 
-static void hold(const char *pattern, int pid, unsigned image)
+void hp_out_file_hold(const char *path)
 {
-    char path[HP_OUTPUT_PATH_MAX + 32];
-    if (!pattern[0] || hp_expand_path(pattern, pid, image, path, sizeof path) != 0) return;
+    if (!path[0]) return;
     hp_spin_lock(&out_files.lock);
     int known = 0;
     for (int i = 0; i < out_files.nheld && !known; i++) known = strcmp(out_files.held[i].path, path) == 0;
@@ -79,6 +78,12 @@ static void hold(const char *pattern, int pid, unsigned image)
     hp_spin_unlock(&out_files.lock);
 }
 
+static void hold(const char *pattern, int pid, unsigned image)
+{
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    if (pattern[0] && hp_expand_path(pattern, pid, image, path, sizeof path) == 0) hp_out_file_hold(path);
+}
+
 /* Every file a setting of kind FILE in the table names. */
 static void hold_files(const struct hp_settings_table *t, int pid, unsigned image)
 {
@@ -89,7 +94,6 @@ static void hold_files(const struct hp_settings_table *t, int pid, unsigned imag
 
 void hp_out_files_hold(int pid, unsigned image)
 {
-    if (hp_config.format != HP_FORMAT_NONE) hold(hp_config.output_path, pid, image);
     hold_files(&hp_config_settings, pid, image);
     HP_FOR_EACH_VIEW(v)
         if (v->settings) hold_files(v->settings, pid, image);

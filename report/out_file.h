@@ -18,9 +18,12 @@ int hp_out_file_write(const char *pattern, const char *variable, const char *wha
  * errno when it cannot be created. */
 int hp_out_file_open(const char *path);
 
-/* The process is about to change its credentials: open every file the settings name for this
- * image now, and keep the descriptors (high, close-on-exec) for the writes. */
+/* The process is about to change its credentials: open every file the settings of kind FILE name
+ * for this image now (the report's own: hp_report_hold_outputs), and keep the descriptors (high,
+ * close-on-exec) for the writes. */
 void hp_out_files_hold(int pid, unsigned image);
+/* The same for one file, by its path. */
+void hp_out_file_hold(const char *path);
 
 /* A fork child: the files held are its parent's; close its copies. */
 void hp_out_files_forget(void);

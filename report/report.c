@@ -53,6 +53,10 @@ static struct {
     unsigned image;                   /* which image of the process this is (exec count) */
     _Atomic int ending_signal;        /* the signal the process is dying of, 0 if none */
     _Atomic int signal_tid;           /* the thread it was delivered to */
+    int ppid;                         /* the parent when the image started */
+    int exit_status;                  /* the status exit or _exit was given, when has_status */
+    _Atomic int has_status;
+    const char *exec_path;            /* what the image is exec'ing into, NULL if not (heap) */
 } report = {
     .stderr_copy = -1,
 };
@@ -64,6 +68,7 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     hp_platform_thread_comm(comm);
     hp_registry_inherit(main_record, comm);
     report.pid = pid;
+    report.ppid = getppid();
     report.start_ns = hp_now_ns();
     report.argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report.argv);
     if (report.argv)
@@ -163,6 +168,7 @@ int hp_report_fork_child(void)
 void hp_report_child_identity(int pid, uint64_t start_ns)
 {
     report.fork_child = 1;
+    report.ppid = report.pid;         /* the process that forked */
     report.pid = pid;
     report.start_ns = start_ns;
     report.image = 0;
@@ -181,7 +187,30 @@ unsigned hp_report_image(void)
 
 void hp_report_rearm(void)
 {
+    hp_free((void *)report.exec_path);
+    report.exec_path = NULL;
     atomic_store(&report.written, 0);
+}
+
+void hp_report_exit_status(int status)
+{
+    report.exit_status = status & 0xff;     /* what the parent sees */
+    atomic_store(&report.has_status, 1);
+}
+
+void hp_report_exec(const char *path)
+{
+    hp_free((void *)report.exec_path);
+    report.exec_path = hp_strdup(path && path[0] ? path : "?");
+}
+
+/* An image that exec'd away within this long is a line, not a report (HOTPATH_RUN_DIR: no text
+ * report at all; the launcher shows it as a row of its processes table). */
+#define QUICK_EXEC_NS (100 * 1000000ull)
+
+static int quick_exec(uint64_t elapsed)
+{
+    return report.exec_path && elapsed < QUICK_EXEC_NS && !atomic_load(&report.ending_signal);
 }
 
 void hp_report_ending_signal(int sig, int tid)
@@ -296,6 +325,23 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_buf_printf(out, "\n[hotpath] profiler cost: %s CPU, %s memory\n", cpu, mem);
 }
 
+/* How the image ended: by a signal, an exec, exit (its status when exit or _exit was seen), or
+ * not yet (a checkpoint, a live /report). */
+static void ended_json(struct hp_json *j, int final, const char *signal)
+{
+    int status = atomic_load(&report.has_status);
+    const char *how = !final ? "running" : signal ? "signal" : report.exec_path ? "exec" : "exit";
+    hp_json_object_begin(j, "ended");
+    hp_json_string(j, "how", how);
+    if (final && !signal && !report.exec_path && status) hp_json_i64(j, "status", report.exit_status);
+    else hp_json_null(j, "status");
+    if (final && signal) hp_json_string(j, "signal", signal);
+    else hp_json_null(j, "signal");
+    if (final && !signal && report.exec_path) hp_json_string(j, "exec", report.exec_path);
+    else hp_json_null(j, "exec");
+    hp_json_object_end(j);
+}
+
 static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed,
                         int pretty)
 {
@@ -311,10 +357,12 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_json_array_end(&j);
     hp_json_u64(&j, "elapsed_ns", elapsed);
     hp_json_u64(&j, "image", report.image);
-    hp_json_bool(&j, "final", atomic_load(&report.written));
+    hp_json_i64(&j, "ppid", report.ppid);
+    int final = atomic_load(&report.written);
+    hp_json_bool(&j, "final", final);
     int sig = atomic_load(&report.ending_signal);
+    char name[16] = "SIG";
     if (sig) {
-        char name[16] = "SIG";
         strncat(name, hp_platform_signal_name(sig), sizeof name - 4);
         hp_json_string(&j, "ended_by_signal", name);
         char thread[24];
@@ -324,6 +372,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_json_null(&j, "ended_by_signal");
         hp_json_null(&j, "signal_thread");
     }
+    ended_json(&j, final, sig ? name : NULL);
     struct hp_process_figures f;
     hp_sampler_figures(&f);
     hp_json_object_begin(&j, "profiler");
@@ -363,62 +412,98 @@ static void warn(const char *msg)
     hp_platform_write_all(stderr_fd(), msg, strlen(msg));
 }
 
-/* Where the report goes; *owned when the caller must close it. */
-static int open_output(int *owned)
+/* The report's file, emptied; -1 (after one line) when it cannot be: stderr instead. */
+static int open_file(const char *path)
 {
-    *owned = 0;
-    if (!hp_config.output_path[0]) return stderr_fd();
-    char path[HP_OUTPUT_PATH_MAX + 32];
-    if (hp_expand_path(hp_config.output_path, report.pid, report.image, path, sizeof path) != 0) {
-        warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
-        return stderr_fd();
-    }
     int fd = hp_out_file_open(path);
-    if (fd < 0) {
-        struct hp_buf m = { 0 };
-        hp_buf_puts(&m, "hotpath: cannot write the report to ");
-        hp_buf_puts(&m, path);
-        hp_buf_printf(&m, " (%s); writing it to stderr\n", hp_platform_errno_name(errno));
-        if (m.data) warn(m.data);
-        hp_buf_free(&m);
-        return stderr_fd();
+    if (fd >= 0) return fd;
+    struct hp_buf m = { 0 };
+    hp_buf_printf(&m, "hotpath: cannot write the report to %s (%s); writing it to stderr\n", path,
+                  hp_platform_errno_name(errno));
+    if (m.data) warn(m.data);
+    hp_buf_free(&m);
+    return -1;
+}
+
+/* Where the report goes, in what format: HOTPATH_OUTPUT_PATH (or stderr) in HOTPATH_OUTPUT_FORMAT;
+ * with a run directory and no path of its own, PID.IMAGE.json always and PID.IMAGE.txt for the
+ * text format (text = 0: not that one). Output i's path (expanded; "" for stderr) into path, and
+ * its format; 0 when there is no output i. */
+static int output(unsigned i, int text, char *path, size_t size, enum hp_format *format)
+{
+    path[0] = 0;
+    if (hp_config.format == HP_FORMAT_NONE) return 0;
+    if (!hp_config.output_path[0] && hp_config.run_dir[0]) {
+        if (i > 1 || (i == 1 && (hp_config.format != HP_FORMAT_TABLE || !text))) return 0;
+        *format = i ? HP_FORMAT_TABLE : HP_FORMAT_JSON;
+        int n = snprintf(path, size, "%s/%d.%u.%s", hp_config.run_dir, report.pid, report.image,
+                         i ? "txt" : "json");
+        if (n < 0 || (size_t)n >= size) path[0] = 0;
+        return 1;
     }
-    *owned = 1;
-    return fd;
+    if (i > 0) return 0;
+    *format = hp_config.format;
+    if (hp_config.output_path[0] &&
+        hp_expand_path(hp_config.output_path, report.pid, report.image, path, (unsigned)size) != 0) {
+        warn("hotpath: HOTPATH_OUTPUT_PATH is too long once expanded; writing the report to stderr\n");
+        path[0] = 0;
+    }
+    return 1;
+}
+
+void hp_report_hold_outputs(void)
+{
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    enum hp_format format;
+    for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) hp_out_file_hold(path);
 }
 
 /* HOTPATH_CHECKPOINT_S: the report so far replaces the file atomically (a temporary file, then
  * rename), so a process killed with SIGKILL or by the OOM killer leaves its last picture. */
 void hp_report_checkpoint(void)
 {
-    if (hp_config.format == HP_FORMAT_NONE || !hp_config.output_path[0] || atomic_load(&report.written)) return;
+    if (atomic_load(&report.written)) return;
     char path[HP_OUTPUT_PATH_MAX + 32], tmp[HP_OUTPUT_PATH_MAX + 48];
-    if (hp_expand_path(hp_config.output_path, report.pid, report.image, path, sizeof path) != 0) return;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    struct hp_buf out = { 0 };
-    hp_report_render(&out, hp_config.format, hp_report_settings.sections);
-    hp_platform_unlink(tmp);
-    int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-    if (fd >= 0) {
-        if (out.data && !out.failed) hp_platform_write_all(fd, out.data, out.len);
-        hp_platform_close(fd);
-        if (out.data && !out.failed) hp_platform_rename(tmp, path);
-        else hp_platform_unlink(tmp);
+    enum hp_format format;
+    for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) {
+        if (!path[0]) continue;           /* stderr: only the final report */
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        struct hp_buf out = { 0 };
+        hp_report_render(&out, format, hp_report_settings.sections);
+        hp_platform_unlink(tmp);
+        int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+        if (fd >= 0) {
+            if (out.data && !out.failed) hp_platform_write_all(fd, out.data, out.len);
+            hp_platform_close(fd);
+            if (out.data && !out.failed) hp_platform_rename(tmp, path);
+            else hp_platform_unlink(tmp);
+        }
+        hp_buf_free(&out);
     }
-    hp_buf_free(&out);
+}
+
+/* "[hotpath] pid 123 bash -> exec /usr/bin/python3": all an image that exec'd away quickly says. */
+static void render_exec_line(struct hp_buf *out)
+{
+    hp_buf_printf(out, "[hotpath] pid %d %s -> exec %s\n", report.pid, command(), report.exec_path);
 }
 
 void hp_report_write_final(void)
 {
     if (atomic_exchange(&report.written, 1)) return;
     int saved = errno;
+    int quick = quick_exec(hp_now_ns() - report.start_ns);
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    enum hp_format format;
     if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
-    if (hp_config.format != HP_FORMAT_NONE) {
+    for (unsigned i = 0; output(i, !quick, path, sizeof path, &format); i++) {
         struct hp_buf out = { 0 };
-        hp_report_render(&out, hp_config.format, hp_report_settings.sections);
-        int owned, fd = open_output(&owned);
-        if (out.data) hp_platform_write_all(fd, out.data, out.len);
-        if (owned) hp_platform_close(fd);
+        if (quick && format == HP_FORMAT_TABLE) render_exec_line(&out);
+        else hp_report_render(&out, format, hp_report_settings.sections);
+        int fd = path[0] ? open_file(path) : -1;
+        int to = fd >= 0 ? fd : stderr_fd();
+        if (out.data) hp_platform_write_all(to, out.data, out.len);
+        if (fd >= 0) hp_platform_close(fd);
         hp_buf_free(&out);
     }
     HP_FOR_EACH_SECTION(s)     /* folded stacks and flame graphs: HOTPATH_CPU_FOLDED, ... */

@@ -8,7 +8,7 @@
 #include "core/config.h"
 #include "buf.h"
 
-#define HP_VERSION "0.2.0"
+#define HP_VERSION "0.3.0"
 
 /* At start, on the main thread (registry record main_record): who is being profiled (argv is
  * copied, the start time taken now), the name its threads inherit, and which file stderr is (the
@@ -47,6 +47,10 @@ void hp_report_set_image(unsigned image);
 unsigned hp_report_image(void);
 /* An exec failed: the image goes on and will report again at its end. */
 void hp_report_rearm(void);
+/* How the image ends, for the report's "ended": exit or _exit with this status; an exec of path
+ * (about to be made: the report is written next). */
+void hp_report_exit_status(int status);
+void hp_report_exec(const char *path);
 /* The process is ending by this signal, delivered to thread tid (named in the report).
  * Async-signal-safe. */
 void hp_report_ending_signal(int sig, int tid);
@@ -55,9 +59,13 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 int hp_report_pid(void);
 const char *hp_report_command(void);
 uint64_t hp_report_start_ns(void);      /* hp_now_ns() at start (or at fork, in a child) */
-/* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says; only the first call
- * in a process image writes. */
+/* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says (HOTPATH_RUN_DIR: as
+ * PID.IMAGE.json, and PID.IMAGE.txt for the text format, into the run's directory); only the
+ * first call in a process image writes. An image that exec'd away within 100 ms writes one line
+ * instead of its text report. */
 void hp_report_write_final(void);
+/* Before a change of credentials: the report's files opened now (report/out_file.h). */
+void hp_report_hold_outputs(void);
 /* Rewrite the report file with the figures so far (HOTPATH_CHECKPOINT_S), atomically. */
 void hp_report_checkpoint(void);
 
