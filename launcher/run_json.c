@@ -1,7 +1,8 @@
 /* run_json.c — the run's report in the JSON formats: one hotpath_run document (its schema is
  * report/report.schema.json's) with the program's argv, the run's wall time and exit, a row per
  * image in the processes table's order (null for what its report lacks) and every image's report
- * as it wrote it, in the same order (null for a file that did not parse). */
+ * as it wrote it, in the same order (a file that did not parse has its row, of nulls, and no
+ * report: the schema admits none but reports there). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,8 @@ int hp_run_json(const struct hp_run *run, int pretty, FILE *out)
         json_array_append_new(argv, text(*a));
     for (size_t i = 0; i < run->nimages; i++) {
         json_array_append_new(processes, process(&run->images[i]));
-        json_array_append_new(reports, or_null(run->images[i].report));
+        if (run->images[i].report)
+            json_array_append(reports, run->images[i].report);
     }
     json_t *doc = json_pack("{ss ss so sI so so so}", "type", "hotpath_run", "version", RUN_VERSION,
                             "argv", argv, "wall_ns", (json_int_t)run->wall_ns, "exit", exit_of(run->status),
