@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct hp_thread;
+struct hp_counts;
 struct hp_section;
 struct hp_settings_table;
 struct hp_json;
@@ -52,8 +53,10 @@ struct hp_view {
      * view that samples allocations: whether it knows them now, and one thread's. */
     int (*live_known)(void);
     uint64_t (*thread_live)(uint32_t thread_index);
-    /* A thread's JSON row names what it is blocked on, when this view owns that (a lock). */
-    void (*blocked_on_json)(struct hp_json *j, const char *key, const void *what);
+    /* A thread's JSON row in the threads view: this view's keys of the thread's counters (its
+     * fields in core/registry.h struct hp_counts), and what it is blocked on when this view
+     * owns that (a lock). */
+    void (*thread_json)(struct hp_json *j, const struct hp_counts *c);
     /* Its HOTPATH_* settings (core/settings.h), parsed at start before any step; NULL if none. */
     const struct hp_settings_table *settings;
     /* Its sections of the report, in report order (report/section.h). */

@@ -196,17 +196,6 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
 }
 
 
-/* What the thread waits on, named by the view that owns it (the locks view's lock); null when
- * none is (or no such view is built, as on macOS). */
-static void blocked_on_json(struct hp_json *j, const void *what)
-{
-    HP_FOR_EACH_VIEW(v)
-        if (v->blocked_on_json) {
-            v->blocked_on_json(j, "blocked_on", what);
-            return;
-        }
-    hp_json_null(j, "blocked_on");
-}
 static void threads_json(const void *snap, struct hp_json *j)
 {
     const struct threads_snap *s = snap;
@@ -246,12 +235,8 @@ static void threads_json(const void *snap, struct hp_json *j)
         hp_json_i64(j, "diff_bytes", diff(&r->c));
         hp_json_u64(j, "alloc_count", r->c.alloc_count);
         hp_json_u64(j, "dealloc_count", r->c.free_count);
-        hp_json_u64(j, "lock_wait_ns", hp_ticks_to_ns(r->c.lock_wait_ticks));
-        hp_json_u64(j, "cond_wait_ns", hp_ticks_to_ns(r->c.cond_wait_ticks));
-        hp_json_u64(j, "cond_wait_count", r->c.cond_wait_count);
-        hp_json_u64(j, "io_ns", hp_ticks_to_ns(r->c.io_ticks));
-        hp_json_u64(j, "io_count", r->c.io_count);
-        blocked_on_json(j, r->c.blocked_on);
+        HP_FOR_EACH_VIEW(v)     /* the other views' per-thread figures: lock waits, I/O time */
+            if (v->thread_json) v->thread_json(j, &r->c);
         hp_json_u64(j, "mmap_bytes", r->c.mapped_bytes);
         hp_json_u64(j, "munmap_bytes", r->c.unmapped_bytes);
         if (r->folded) hp_json_u64(j, "exited_threads", r->folded);
