@@ -118,8 +118,12 @@ $(CONSOLE): console/hotpath-console.c $(wildcard views/*/*_tab.c)
 
 # ---- the launcher: the parent that stays while the program runs, never preloaded itself ----
 # (hotpath-run.sh execs it on Linux; installed in libexec/hotpath/, where the script finds it)
+# It reads the run's reports (jansson) and prints the processes table with the report's table
+# code, in its own memory functions (core/memory.c over glibc's heap: it loads no mimalloc).
+LAUNCHER_SHARED := report/table.c report/buf.c report/format.c report/utf8.c core/memory.c core/memory_linux.c
 $(LAUNCHER): private BUILD_FLAGS = $(CFLAGS)
-$(LAUNCHER): $(wildcard launcher/*.c) launcher/launcher.h
+$(LAUNCHER): private BUILD_LIBS = $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+$(LAUNCHER): $(wildcard launcher/*.c) $(LAUNCHER_SHARED) launcher/launcher.h launcher/run.h
 	$(link-c)
 
 # ---- fuzzing: the metrics server's request parser under libFuzzer (clang) ----

@@ -16,9 +16,21 @@ Runs program with libhotpath.so preloaded; the report is written when it exits
 On Linux it stays the program's parent until it ends, forwarding the signals sent
 to it, and then waits for the processes the program left running.
 
+On Linux a run gives one report: a table of every process image of the run (each
+process, and each program it exec'd), then the full reports of the images that
+matter: the one with the most CPU, and every one that lived at least 1 s and used
+at least 10% of the run's CPU (--all: every image; --only: those matching). An image
+that exec'd another program within 100 ms (a shell or env on the way) is a row of
+the table only. With -f json or json-pretty the report is one JSON run document.
+
 options:
-  -o, --output PATH     write the report to PATH (%p = pid, %n = process image number)
+  -o, --output PATH     write the run's report to PATH; with %p (pid) or %n (process
+                        image number) in it, one report file per process image instead
   -f, --format FORMAT   table (default), json, json-pretty or none
+      --all             show every process image's full report (see below)
+      --only PATTERN    show the full reports of the images whose command line matches
+                        the shell glob PATTERN (a plain word: any command line holding it)
+      --keep-run-dir    keep the per-process reports of the run (a line says where)
   -i, --interval MS     thread sampling interval in milliseconds (default 250)
   -l, --limit N         rows per text table (each table's default; 0 = all)
       --checkpoint N    rewrite the report file every N seconds (survives SIGKILL)
@@ -43,6 +55,7 @@ need_value() {
 }
 
 orphan_wait=10
+output='' only='' run_options=''
 set_orphan_wait() {
     case "$1" in
         ''|*[!0-9]*) echo "hotpath-run: --orphan-wait needs a whole number of seconds" >&2; exit 2 ;;
@@ -108,11 +121,11 @@ esac
 
 while [ "$#" -gt 0 ]; do
     case "$1" in
-        -o|--output)   need_value "$@"; export_path HOTPATH_OUTPUT_PATH "$2"; shift 2 ;;
+        -o|--output)   need_value "$@"; output=$2; shift 2 ;;
         -f|--format)   need_value "$@"; export HOTPATH_OUTPUT_FORMAT="$2"; shift 2 ;;
         -i|--interval) need_value "$@"; export HOTPATH_THREADS_INTERVAL_MS="$2"; shift 2 ;;
         -l|--limit)    need_value "$@"; export HOTPATH_LIMIT="$2"; shift 2 ;;
-        --output=*)    export_path HOTPATH_OUTPUT_PATH "${1#*=}"; shift ;;
+        --output=*)    output=${1#*=}; shift ;;
         --format=*)    export HOTPATH_OUTPUT_FORMAT="${1#*=}"; shift ;;
         --interval=*)  export HOTPATH_THREADS_INTERVAL_MS="${1#*=}"; shift ;;
         --limit=*)     export HOTPATH_LIMIT="${1#*=}"; shift ;;
@@ -125,6 +138,10 @@ while [ "$#" -gt 0 ]; do
         --flamegraph=*) export_path HOTPATH_CPU_FLAMEGRAPH "${1#*=}"; shift ;;
         --alloc-flamegraph)  need_value "$@"; export_path HOTPATH_ALLOC_FLAMEGRAPH "$2"; shift 2 ;;
         --alloc-flamegraph=*) export_path HOTPATH_ALLOC_FLAMEGRAPH "${1#*=}"; shift ;;
+        --all)         run_options="$run_options --all"; shift ;;
+        --only)        need_value "$@"; only=$2; shift 2 ;;
+        --only=*)      only=${1#*=}; shift ;;
+        --keep-run-dir) run_options="$run_options --keep-run-dir"; shift ;;
         --orphan-wait) need_value "$@"; set_orphan_wait "$2"; shift 2 ;;
         --orphan-wait=*) set_orphan_wait "${1#*=}"; shift ;;
         -h|--help)     usage; exit 0 ;;
@@ -136,6 +153,17 @@ while [ "$#" -gt 0 ]; do
 done
 
 [ "$#" -gt 0 ] || { usage >&2; exit 2; }
+
+# -o PATH with %p or %n: one file per process image, which the library writes itself; without
+# them the launcher writes the run's one report there (on macOS, where there is no launcher,
+# the library does, as it always did).
+if [ -n "$output" ]; then
+    case "$output" in
+        *%p*|*%n*) export_path HOTPATH_OUTPUT_PATH "$output"; output= ;;
+        *) if [ "$(uname -s)" = Darwin ]; then export_path HOTPATH_OUTPUT_PATH "$output"; output=
+           else unset HOTPATH_OUTPUT_PATH; case "$output" in /*) ;; *) output=$PWD/$output ;; esac; fi ;;
+    esac
+fi
 
 # File $1 beside this script, in its build folder $2 (the source tree), else in the install
 # prefix's folder $3, as an absolute path; or a message and status 127.
@@ -205,4 +233,7 @@ if [ "$os" = Darwin ]; then
 fi
 # The launcher puts the library first in the program's LD_PRELOAD (so the allocator found after
 # it is the one the program would have used), not in its own: it is not profiled.
-exec "$launcher" --preload "$lib" --orphan-wait "$orphan_wait" -- "$@"
+# It gathers the reports the processes leave in its run directory (HOTPATH_RUN_DIR) into one.
+# shellcheck disable=SC2086  # $run_options: words without spaces
+exec "$launcher" --preload "$lib" --orphan-wait "$orphan_wait" --format "${HOTPATH_OUTPUT_FORMAT:-table}" \
+    ${output:+--output "$output"} ${only:+--only "$only"} $run_options -- "$@"

@@ -1,11 +1,14 @@
-/* launcher.h — hotpath-launch's one internal header: what main.c, spawn.c, signals.c and reap.c
- * share. hotpath-launch is the parent that stays while the profiled program runs
- * (hotpath-run.sh execs it on Linux): it is never preloaded itself. */
+/* launcher.h — what main.c, spawn.c, signals.c and reap.c share (run.h: the run's one report).
+ * hotpath-launch is the parent that stays while the profiled program runs (hotpath-run.sh execs
+ * it on Linux): it is never preloaded itself. */
 #ifndef HP_LAUNCHER_H
 #define HP_LAUNCHER_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "launcher/run.h"
 
 /* The signal state the launcher inherited, which the program gets back before its exec, and the
  * signalfd through which the launcher takes the signals it blocked. */
@@ -20,6 +23,7 @@ struct hp_launch {
     const char *preload;               /* --preload: put first in the program's LD_PRELOAD */
     unsigned long orphan_wait_s;       /* --orphan-wait */
     char **argv;                       /* the program and its arguments */
+    struct hp_run_options run;         /* --format, --output, --all, --only, --keep-run-dir */
     struct hp_signals signals;
 };
 
@@ -34,6 +38,8 @@ void hp_signals_restore(const struct hp_signals *s);
  * foreground process group, got it too). 1 when one of them asks to end (SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT), else 0. */
 int hp_signals_next(const struct hp_signals *s, pid_t program, int timeout_ms);
+/* "SIGTERM" (or "SIG34" for one without a name) in out. */
+void hp_signal_name(int sig, char *out, size_t size);
 /* Ends the launcher as the program ended: its exit status, or the same death signal. */
 void hp_exit_like(int status) __attribute__((noreturn));
 

@@ -1,47 +1,105 @@
 /* main.c — hotpath-launch, the parent that stays: hotpath-run.sh execs
- *     hotpath-launch --preload LIB [--orphan-wait S] -- program [args...]
+ *     hotpath-launch --preload LIB [--orphan-wait S] [--format F] [--output PATH] [--all]
+ *                    [--only PATTERN] [--keep-run-dir] -- program [args...]
  * and it runs the program with LIB first in LD_PRELOAD (itself unprofiled), forwards the
  * signals sent to it, waits for the program and the descendants it leaves (up to S seconds,
- * default 10, after it ended) and ends with the program's exit status or death signal. */
+ * default 10, after it ended), prints the run's one report (run.h: every process image leaves
+ * its own in a run directory, HOTPATH_RUN_DIR) and ends with the program's exit status or death
+ * signal. With format none, or HOTPATH_OUTPUT_PATH set (per-process files), there is no run
+ * directory: each process writes its own report, as without the launcher. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "launcher/launcher.h"
 
 #define ORPHAN_WAIT_MAX_S 1000000000UL
+#define USAGE "usage: hotpath-launch --preload LIB [--orphan-wait S] [--format F] [--output PATH] " \
+              "[--all] [--only PATTERN] [--keep-run-dir] -- program [args...]\n"
+
+static int parse_orphan_wait(struct hp_launch *l, const char *s)
+{
+    char *end;
+    errno = 0;
+    l->orphan_wait_s = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || l->orphan_wait_s > ORPHAN_WAIT_MAX_S) {
+        fprintf(stderr, "hotpath-run: --orphan-wait needs a whole number of seconds\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* One option at argv[i] (its value at argv[i + 1]); the count of words it took, 0 if it is not
+ * an option, -1 on a bad value. */
+static int option(struct hp_launch *l, int argc, char **argv, int i)
+{
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(o, "--all"))
+        return l->run.all = 1;
+    if (!strcmp(o, "--keep-run-dir"))
+        return l->run.keep_run_dir = 1;
+    if (!v || !strcmp(v, "--"))
+        return 0;
+    if (!strcmp(o, "--preload"))
+        l->preload = v;
+    else if (!strcmp(o, "--format"))
+        l->run.format = v;
+    else if (!strcmp(o, "--output"))
+        l->run.output = v;
+    else if (!strcmp(o, "--only"))
+        l->run.only = v;
+    else if (!strcmp(o, "--orphan-wait"))
+        return parse_orphan_wait(l, v) ? -1 : 2;
+    else
+        return 0;
+    return 2;
+}
 
 static int parse(struct hp_launch *l, int argc, char **argv)
 {
     l->orphan_wait_s = 10;
-    int i = 1;
-    for (; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
-        if (!strcmp(argv[i], "--preload")) {
-            l->preload = argv[i + 1];
-        } else if (!strcmp(argv[i], "--orphan-wait")) {
-            char *end;
-            errno = 0;
-            l->orphan_wait_s = strtoul(argv[i + 1], &end, 10);
-            if (errno || end == argv[i + 1] || *end || argv[i + 1][0] == '-' || l->orphan_wait_s > ORPHAN_WAIT_MAX_S) {
-                fprintf(stderr, "hotpath-run: --orphan-wait needs a whole number of seconds\n");
-                return -1;
-            }
-        } else {
-            break;
-        }
-    }
+    l->run.format = "table";
+    int i = 1, n = 1;
+    while (i < argc && strcmp(argv[i], "--") && (n = option(l, argc, argv, i)) > 0)
+        i += n;
+    if (n < 0)
+        return -1;
     if (!l->preload || i + 1 >= argc || strcmp(argv[i], "--")) {
-        fprintf(stderr, "usage: hotpath-launch --preload LIB [--orphan-wait S] -- program [args...]\n");
+        fprintf(stderr, USAGE);
         return -1;
     }
     l->argv = argv + i + 1;
     return 0;
 }
 
+/* The run's one report, unless each process writes its own (format none, or per-process files
+ * named in HOTPATH_OUTPUT_PATH), or the run directory cannot be made: then one line, and the
+ * processes report as without the launcher (to --output when given). */
+static int gathers(struct hp_launch *l, char *dir, size_t size)
+{
+    if (!strcmp(l->run.format, "none") || getenv("HOTPATH_OUTPUT_PATH"))
+        return 0;
+    if (hp_rundir_make(dir, size) == 0)
+        return 1;
+    fprintf(stderr, "hotpath-run: no run directory (%s): each process reports on its own\n", strerror(errno));
+    if (l->run.output)
+        setenv("HOTPATH_OUTPUT_PATH", l->run.output, 1);
+    return 0;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
     struct hp_launch l = { 0 };
+    char dir[4096];
     pid_t program;
     int status;
     if (parse(&l, argc, argv))
@@ -51,12 +109,22 @@ int main(int argc, char **argv)
         perror("hotpath-run: launcher");
         return 1;
     }
+    int gathering = gathers(&l, dir, sizeof dir);
+    struct hp_run run = { .dir = dir, .argv = l.argv, .wall_ns = now_ns() };
     int failed = hp_spawn(&l, &program);
-    if (failed)
+    if (failed) {
+        if (gathering)
+            hp_rundir_remove(dir);
         return failed;
+    }
     if (!hp_wait_all(&l, program, &status)) {
         fprintf(stderr, "hotpath-run: the program could not be waited for\n");
         return 1;
+    }
+    if (gathering) {
+        run.wall_ns = now_ns() - run.wall_ns;
+        run.status = status;
+        hp_run_report(&run, &l.run);
     }
     hp_exit_like(status);
 }

@@ -2,9 +2,12 @@
  * terminal sent to the whole foreground process group do not: the program got them already),
  * taken through a signalfd, so no handler runs; the program gets the inherited signal state
  * back; and the launcher dies the program's death. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -58,6 +61,15 @@ int hp_signals_next(const struct hp_signals *s, pid_t program, int timeout_ms)
             kill(program, sig);
     }
     return end;
+}
+
+void hp_signal_name(int sig, char *out, size_t size)
+{
+    const char *name = sigabbrev_np(sig);
+    if (name)
+        snprintf(out, size, "SIG%s", name);
+    else
+        snprintf(out, size, "SIG%d", sig);
 }
 
 void hp_exit_like(int status)

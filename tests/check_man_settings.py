@@ -5,7 +5,8 @@ does not exist.
 The settings: the library reads its HOTPATH_* variables only through the settings tables
 (core/settings.h): the rows `{ "HOTPATH_NAME", HP_SETTING_KIND, ...` of core/config.c, of each
 view's views/NAME/NAME_settings.c and of report/report_settings.c. Besides those: the internal
-HP_IMAGE_VAR (core/child_env.h), the console's getenv calls, and hotpath-run.sh. A `getenv` of a
+HP_IMAGE_VAR (core/child_env.h), the names in the console's and the launcher's C strings (the
+console's getenv calls, the launcher's HOTPATH_RUN_DIR), and hotpath-run.sh. A `getenv` of a
 HOTPATH_* literal in the library outside the tables is a problem of its own (a setting that
 bypasses the table), and so is a HOTPATH_* name in a message of the library that no table has.
 
@@ -20,7 +21,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_DIRS = ("core", "views", "report", "process", "console")
+SOURCE_DIRS = ("core", "views", "report", "process", "console", "launcher")
 SOURCE_EXTS = (".c", ".h", ".cc")
 NAME = re.compile(r"HOTPATH_[A-Z0-9_]*[A-Z0-9]")
 # C tokens that can hold a name: comments (skipped) and string literals (read); character
@@ -74,11 +75,11 @@ def table_rows(root=ROOT):
 
 
 def code_names(root=ROOT):
-    """{name: [where]} for every setting: the tables' rows, the internal variable, the console's
-    and hotpath-run.sh's."""
+    """{name: [where]} for every setting: the tables' rows, the internal variable, the console's,
+    the launcher's and hotpath-run.sh's."""
     where = {n: [f] for n, (_, f) in table_rows(root).items()}
-    for rel, text in _sources(root, ("core", "console")):
-        if rel.startswith("console") or rel.endswith("child_env.h"):
+    for rel, text in _sources(root, ("core", "console", "launcher")):
+        if rel.startswith(("console", "launcher")) or rel.endswith("child_env.h"):
             for n in names_in_c(text):
                 where.setdefault(n, []).append(rel)
     launcher = os.path.join(root, "hotpath-run.sh")
