@@ -257,7 +257,7 @@ integration: $(LIB) $(TARGETS) $(CONSOLE) $(LAUNCHER)
 	$(call pytest-tier,)
 
 # ---- benchmark: scripts/NAME.c or NAME.cc is build/bench/NAME ----
-BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.so lock_bench idle_threads new_bench cpu_bench)
+BENCH_TOOLS := $(addprefix $(BUILD)/bench/,alloc_bench io_bench io_passthrough.so lock_bench idle_threads new_bench cpu_bench fork_bench)
 
 bench: $(LIB) $(BENCH_TOOLS)
 	scripts/bench.sh
