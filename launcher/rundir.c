@@ -1,4 +1,6 @@
-/* rundir.c — the run directory: made private (mkdtemp, mode 0700) under $TMPDIR or /tmp, named
+/* rundir.c — the run directory: made private (mkdtemp, mode 0700) under $TMPDIR, else on a
+ * memory file system ($XDG_RUNTIME_DIR, else /dev/shm: every process of a run creates its files
+ * there, which on a disk file system costs more than a short process itself), else /tmp; named
  * to the program in HOTPATH_RUN_DIR (which every descendant inherits), and removed with the
  * files in it once they were read. */
 #define _GNU_SOURCE
@@ -13,12 +15,23 @@
 
 #include "launcher/run.h"
 
-int hp_rundir_make(char *dir, size_t size)
+/* Where the run directory goes: the user's $TMPDIR, else a memory file system, else /tmp. */
+static const char *parent_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
+    if (tmp && *tmp)
+        return tmp;
+    const char *const memory[] = { getenv("XDG_RUNTIME_DIR"), "/dev/shm" };
+    for (size_t i = 0; i < sizeof memory / sizeof *memory; i++)
+        if (memory[i] && memory[i][0] == '/' && access(memory[i], W_OK | X_OK) == 0)
+            return memory[i];
+    return "/tmp";
+}
+
+int hp_rundir_make(char *dir, size_t size)
+{
+    const char *tmp = parent_dir();
     char cwd[PATH_MAX] = "";
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
     size_t len = strlen(tmp);
     while (len > 1 && tmp[len - 1] == '/')
         len--;
