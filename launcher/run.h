@@ -55,8 +55,9 @@ struct hp_run {
 };
 
 /* rundir.c */
-/* Makes the run directory (mode 0700) under $TMPDIR, else /tmp, as an absolute path in dir, and
- * puts it in HOTPATH_RUN_DIR for the program. 0, or -1 with errno set. */
+/* Makes the run directory (mode 0700) under $TMPDIR, else on a memory file system
+ * ($XDG_RUNTIME_DIR, /dev/shm), else /tmp, as an absolute path in dir, and puts it in
+ * HOTPATH_RUN_DIR for the program. 0, or -1 with errno set. */
 int hp_rundir_make(char *dir, size_t size);
 /* Removes the directory and every file in it. 0, or -1 with errno set. */
 int hp_rundir_remove(const char *dir);
