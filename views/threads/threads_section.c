@@ -36,7 +36,7 @@ struct threads_snap {
     struct hp_process_figures proc;
     struct hp_counts total;
     int64_t inherited;   /* a fork child's share of its parent's live heap */
-    uint64_t live_mapped;
+    uint64_t live_mapped, live_reserved;
     uint64_t threads;    /* every thread the process had, folded ones included */
     int has_history;
     struct hp_history_snap history;
@@ -107,7 +107,7 @@ static void *threads_snapshot(void)
         hp_counts_add(&s->total, &row->c);
         s->threads += g->threads;
     }
-    s->live_mapped = hp_mappings_live();
+    hp_mappings_figures(&s->live_mapped, &s->live_reserved);
     s->inherited = hp_registry_inherited_bytes();
     hp_registry_unlock();
     for (unsigned i = 0; i < s->n && s->has_history; i++) {
@@ -171,6 +171,13 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
         size_t len = strlen(figures);
         snprintf(figures + len, sizeof figures - len, ", Inherited: %s", in);
     }
+    if (s->live_mapped || s->live_reserved) {   /* the program's own mappings (mappings.h) */
+        char mp[HP_FMT_MAX], rs[HP_FMT_MAX];
+        hp_fmt_bytes(mp, (int64_t)s->live_mapped);
+        hp_fmt_bytes(rs, (int64_t)s->live_reserved);
+        size_t len = strlen(figures);
+        snprintf(figures + len, sizeof figures - len, ", Mapped: %s, Reserved: %s", mp, rs);
+    }
     hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
 
     struct hp_table t;
@@ -214,6 +221,7 @@ static void threads_json(const void *snap, struct hp_json *j)
     hp_json_u64(j, "mapped_bytes", s->live_mapped);
     hp_json_u64(j, "mmap_bytes", s->total.mapped_bytes);
     hp_json_u64(j, "munmap_bytes", s->total.unmapped_bytes);
+    hp_json_u64(j, "reserved_bytes", s->live_reserved);
     hp_json_object_end(j);
     hp_json_array_begin(j, "rows");
     for (unsigned i = 0; i < s->n; i++) {
@@ -244,6 +252,7 @@ static void threads_json(const void *snap, struct hp_json *j)
         else hp_json_null(j, "diff_trend_bytes_per_min");
         hp_json_bool(j, "diff_growing", r->trend.growing);
         hp_json_i64(j, "mapped_bytes", (int64_t)(r->c.mapped_bytes - r->c.unmapped_bytes));
+        hp_json_i64(j, "reserved_bytes", (int64_t)r->c.reserved_bytes);
         hp_json_object_end(j);
     }
     hp_json_array_end(j);
