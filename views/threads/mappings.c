@@ -141,13 +141,22 @@ static void coalesce(struct segs *a, size_t from, size_t to)
 
 static uint64_t key(uint32_t obj, uint64_t off) { return ((uint64_t)obj << KEY_SHIFT) + off; }
 
+/* A memory file's [off, off+len) as keys [*a, *b) of the coverage, split at both ends: 0, or -1
+ * (past the keys' range, or no memory). */
+static int coverage_range(uint32_t obj, uint64_t off, uint64_t len, uint64_t *a, uint64_t *b, size_t *first)
+{
+    *a = key(obj, off);
+    *b = key(obj, off + len);
+    return off + len > (1ull << KEY_SHIFT) ? -1 : split_range(&m.coverage, *a, *b, first);
+}
+
 /* A memory file's [off, off+len) is mapped accessible once more: the bytes no mapping covered. */
 static uint64_t cover(uint32_t obj, uint64_t off, uint64_t len)
 {
     struct segs *c = &m.coverage;
-    uint64_t a = key(obj, off), b = key(obj, off + len), added = 0;
+    uint64_t a, b, added = 0;
     size_t i;
-    if (off + len > (1ull << KEY_SHIFT) || split_range(c, a, b, &i) != 0) return 0;
+    if (coverage_range(obj, off, len, &a, &b, &i) != 0) return 0;
     size_t from = i;
     for (uint64_t pos = a; pos < b;) {
         if (i < c->n && c->v[i].start == pos) {
@@ -169,9 +178,9 @@ static uint64_t cover(uint32_t obj, uint64_t off, uint64_t len)
 static uint64_t uncover(uint32_t obj, uint64_t off, uint64_t len)
 {
     struct segs *c = &m.coverage;
-    uint64_t a = key(obj, off), b = key(obj, off + len), gone = 0;
+    uint64_t a, b, gone = 0;
     size_t i;
-    if (off + len > (1ull << KEY_SHIFT) || split_range(c, a, b, &i) != 0) return 0;
+    if (coverage_range(obj, off, len, &a, &b, &i) != 0) return 0;
     size_t from = i;
     while (i < c->n && c->v[i].start < b) {
         if (c->v[i].obj > 1) {
