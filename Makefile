@@ -34,7 +34,7 @@ UNIT_SRC := core/config.c core/settings.c $(wildcard views/*/*_settings.c) repor
             core/symbols.c core/demangle.c core/unloaded.c core/lines.c \
             core/loader_lock_linux.c core/platform_linux.c core/platform_posix.c core/real_lookup.c \
             core/stacks.c core/ticks.c core/clock.c core/series.c core/trend.c \
-            report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/http_parse.c \
+            report/buf.c report/format.c report/utf8.c report/table.c report/json.c report/http_parse.c report/title.c \
             report/prometheus_text.c report/flamegraph.c report/fn_names.c
 UNIT_TESTS := $(wildcard tests/unit/test_*.c)
 UNIT_FLAVOURS := unit unit-asan

@@ -3,7 +3,7 @@
 # get its report when it exits. Installed as `hotpath-run`; see hotpath-run(1).
 set -eu
 
-VERSION=0.3.0
+VERSION=0.4.0
 
 usage() {
     cat <<'USAGE'

@@ -32,6 +32,7 @@ struct hp_config {
     unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */
     /* Time series and the HTML report (docs/REFERENCE.md "Time series"). */
     unsigned history_mb;                /* HOTPATH_HISTORY_MB: memory for the series, 0 = none */
+    unsigned growth_window_s;           /* HOTPATH_GROWTH_WINDOW_S: the span a growing flag needs */
     const char *html_path;              /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
     const char *run_dir;                /* HOTPATH_RUN_DIR: hotpath-run's directory of the run, "" = none */
 };

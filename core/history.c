@@ -132,7 +132,7 @@ static void compute_trends(const struct hp_series_set *set, enum hp_trend_basis 
             t[j] = (double)set->cols[r->first + j].t_ns / 1e9;
             v[j] = r->points[j].m[m].mean;
         }
-        hp_trend_compute(t, v, r->n, &trends[i]);
+        hp_trend_compute(t, v, r->n, (double)hp_config.growth_window_s, &trends[i]);
     }
     hp_free(t);
     hp_free(v);

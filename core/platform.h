@@ -54,6 +54,9 @@ int hp_platform_open(const char *path, int flags, int mode);
 void hp_platform_close(int fd);
 void hp_platform_unlink(const char *path);
 int hp_platform_rename(const char *from, const char *to);
+/* The process's command line as ps reads it (Linux: /proc/self/cmdline, NUL-separated), at most
+ * size - 1 bytes into buf: its length, or -1 where there is none (macOS). */
+long hp_platform_cmdline(char *buf, size_t size);
 /* "SEGV" for SIGSEGV ("?" when unknown), "ENOENT" for ENOENT ("error" when unknown). */
 const char *hp_platform_signal_name(int sig);
 const char *hp_platform_errno_name(int err);

@@ -121,6 +121,11 @@ static long read_process_file(const char *name, char *buf, size_t size)
     return read_file(path, buf, size);
 }
 
+long hp_platform_cmdline(char *buf, size_t size)
+{
+    return read_file("/proc/self/cmdline", buf, size);
+}
+
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)
 {
     char buf[4096];

@@ -33,7 +33,10 @@ struct hp_thread {
     int tid;                 /* the kernel's id of the thread (0 without a record) */
     unsigned char managed;   /* started through our pthread_create: its exit is seen there */
     HP_LOCKS_THREAD_FIRST_LINE
-    struct hp_thread *next_free;
+    union {                  /* a free state's link; a live state's word (new_state zeroes it) */
+        struct hp_thread *next_free;
+        HP_MAPPINGS_THREAD_LIVE_WORD
+    };
     HP_MAPPINGS_THREAD_FIELDS
     HP_LOCKS_THREAD_FIELDS
     HP_IO_THREAD_FIELDS

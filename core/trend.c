@@ -32,17 +32,19 @@ static int rising_quarters(const double *v, uint32_t n)
     return rising;
 }
 
-void hp_trend_compute(const double *t, const double *v, uint32_t n, struct hp_trend *out)
+void hp_trend_compute(const double *t, const double *v, uint32_t n, double min_window_s, struct hp_trend *out)
 {
     *out = (struct hp_trend){ 0 };
     if (n < 2) return;
+    out->observed_s = t[n - 1] - t[0];
     uint32_t from = n - 1;
     while (from > 0 && t[n - 1] - t[from - 1] <= HP_TREND_WINDOW_S) from--;
     double slope, r2;
     if (least_squares(t + from, v + from, n - from, &slope, &r2) != 0) return;
     out->known = 1;
     out->bytes_per_min = slope * 60.0;
-    if (n < HP_TREND_MIN_POINTS || least_squares(t, v, n, &slope, &r2) != 0) return;
+    if (n < HP_TREND_MIN_POINTS || out->observed_s < min_window_s || least_squares(t, v, n, &slope, &r2) != 0)
+        return;
     out->growing = slope > 0 && slope * (t[n - 1] - t[0]) >= HP_TREND_MIN_RISE_BYTES &&
                    r2 >= HP_TREND_MIN_R2 && rising_quarters(v, n) >= 3;
 }

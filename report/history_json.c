@@ -2,6 +2,8 @@
  * value per point; a thread's points start at column first_point of time_ns. */
 #include "history_json.h"
 
+#include "core/config.h"
+
 static const char *const metric_keys[HP_SM_COUNT] = {
     "cpu_percent", "alloc_bytes", "dealloc_bytes", "diff_bytes", "live_bytes",
 };
@@ -22,6 +24,7 @@ void hp_history_summary_json(struct hp_json *j, const char *key, const struct hp
     hp_json_u64(j, "memory_bytes", s->memory_bytes);
     hp_json_u64(j, "budget_bytes", s->set.budget_bytes);
     hp_json_string(j, "trend_basis", hp_history_basis_name(s->basis));
+    hp_json_u64(j, "growth_window_s", hp_config.growth_window_s);
     hp_json_object_end(j);
 }
 

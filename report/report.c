@@ -33,6 +33,7 @@
 #include "out_file.h"
 #include "report_settings.h"
 #include "section.h"
+#include "title.h"
 #include "utf8.h"
 
 /* The report's state: the process it describes, and where its final report goes. */
@@ -269,28 +270,55 @@ static unsigned take_snapshots(struct taken *out, uint32_t sections)
  * past HEADER_ARGS bytes it is cut with "…". */
 #define HEADER_ARGS 72
 
+/* The process title as ps shows it now (title.h) into out: 1 when it differs from the exec-time
+ * command line. */
+static int process_title(struct hp_buf *out)
+{
+    enum { CMDLINE_MAX = 65536 };
+    char *raw = hp_alloc(CMDLINE_MAX);
+    long n = raw ? hp_platform_cmdline(raw, CMDLINE_MAX) : -1;
+    int differs = n > 0 ? hp_title_of(raw, (size_t)n, n == CMDLINE_MAX - 1, report.argv, report.argc, out)
+                        : hp_title_of("", 0, 1, report.argv, report.argc, out);
+    hp_free(raw);
+    return differs;
+}
+
+/* Bytes of s on one line, valid UTF-8, cut with "…" once *used reaches HEADER_ARGS. 0 when cut. */
+static int header_text(struct hp_buf *out, const char *s, size_t *used)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t left = strlen(s);
+    while (left) {
+        if (*used >= HEADER_ARGS) {
+            hp_buf_puts(out, "…");
+            return 0;
+        }
+        uint32_t cp;
+        size_t n = hp_utf8_decode(p, left, &cp);
+        if (cp < 0x20 || cp == 0x7f || (cp == 0xFFFD && n == 1)) hp_buf_putc(out, '?');
+        else hp_buf_put(out, (const char *)p, n);
+        p += n;
+        left -= n;
+        *used += n;
+    }
+    return 1;
+}
+
 static void header_command(struct hp_buf *out)
 {
-    hp_buf_puts(out, command());
+    struct hp_buf title = { 0 };
     size_t used = 0;
+    if (process_title(&title) && title.data) {    /* the program renamed itself: what ps shows */
+        header_text(out, title.data, &used);
+        hp_buf_free(&title);
+        return;
+    }
+    hp_buf_free(&title);
+    hp_buf_puts(out, command());
     for (int i = 1; i < report.argc; i++) {
-        const unsigned char *p = (const unsigned char *)report.argv[i];
-        size_t left = strlen(report.argv[i]);
-        int quoted = !left || strchr(report.argv[i], ' ');
+        int quoted = !report.argv[i][0] || strchr(report.argv[i], ' ');
         hp_buf_puts(out, quoted ? " '" : " ");
-        while (left) {
-            if (used >= HEADER_ARGS) {
-                hp_buf_puts(out, "…");
-                return;
-            }
-            uint32_t cp;
-            size_t n = hp_utf8_decode(p, left, &cp);
-            if (cp < 0x20 || cp == 0x7f || (cp == 0xFFFD && n == 1)) hp_buf_putc(out, '?');
-            else hp_buf_put(out, (const char *)p, n);
-            p += n;
-            left -= n;
-            used += n;
-        }
+        if (!header_text(out, report.argv[i], &used)) return;
         if (quoted) hp_buf_putc(out, '\'');
     }
 }
@@ -355,6 +383,10 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_json_array_begin(&j, "argv");
     for (int i = 0; i < report.argc; i++) hp_json_string(&j, NULL, report.argv[i]);
     hp_json_array_end(&j);
+    struct hp_buf title = { 0 };
+    process_title(&title);
+    hp_json_string(&j, "title", title.data ? title.data : "");
+    hp_buf_free(&title);
     hp_json_u64(&j, "elapsed_ns", elapsed);
     hp_json_u64(&j, "image", report.image);
     hp_json_i64(&j, "ppid", report.ppid);

@@ -8,7 +8,7 @@
 #include "core/config.h"
 #include "buf.h"
 
-#define HP_VERSION "0.3.0"
+#define HP_VERSION "0.4.0"
 
 /* At start, on the main thread (registry record main_record): who is being profiled (argv is
  * copied, the start time taken now), the name its threads inherit, and which file stderr is (the

@@ -48,7 +48,8 @@ class Tmux:
 def test_console_marks_the_growing_thread_in_its_trend_column():
     port = free_port()
     with Live(args=("leak_trend", "leak", "8"), env={"HOTPATH_METRICS_PORT": str(port),
-                                                    "HOTPATH_ALLOC_SAMPLE_BYTES": "0"}) as p:
+                                                    "HOTPATH_ALLOC_SAMPLE_BYTES": "0",
+                                                    "HOTPATH_GROWTH_WINDOW_S": "2"}) as p:
         t = Tmux([CONSOLE, "--port", str(port)], {"HOTPATH_TUI_REFRESH_INTERVAL_MS": "200",
                                                    "XDG_RUNTIME_DIR": p.runtime})
         try:

@@ -4,6 +4,7 @@ screenshot is kept in build/test-artifacts/)."""
 import html.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -24,9 +25,14 @@ def growing(report):
     return sorted(r["name"] for r in report["threads"]["rows"] if r["diff_growing"])
 
 
+# these runs last 3 s: a flag needs a window shorter than that (the default, 30 s, is warm-up's)
+SHORT = {"HOTPATH_GROWTH_WINDOW_S": "2"}
+
+
 def test_a_leaking_thread_is_flagged_and_only_it_per_thread_diff():
-    rep = run([target("leak_trend"), "leak"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "0"}).report
+    rep = run([target("leak_trend"), "leak"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "0", **SHORT}).report
     assert rep["threads"]["history"]["trend_basis"] == "diff"
+    assert rep["threads"]["history"]["growth_window_s"] == 2
     assert growing(rep) == ["leaker"], [(r["name"], r["diff_trend_bytes_per_min"]) for r in rep["threads"]["rows"]]
     leaker, churner = row(rep, "leaker"), row(rep, "churner")
     # 64 KiB every 100 ms is 37.5 MiB a minute; a loaded VM stretches the sleeps, so wide bounds
@@ -36,21 +42,36 @@ def test_a_leaking_thread_is_flagged_and_only_it_per_thread_diff():
 
 
 def test_a_leaking_thread_is_flagged_and_only_it_live_by_allocating_thread():
-    rep = run([target("leak_trend"), "leak"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "16384"}).report
+    rep = run([target("leak_trend"), "leak"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "16384", **SHORT}).report
     assert rep["threads"]["history"]["trend_basis"] == "live_by_allocating_thread"
     assert growing(rep) == ["leaker"], [(r["name"], r["diff_trend_bytes_per_min"]) for r in rep["threads"]["rows"]]
 
 
 def test_a_producer_whose_consumer_frees_everything_is_not_flagged_with_call_sites():
-    rep = run([target("leak_trend"), "prodcons"]).report
+    rep = run([target("leak_trend"), "prodcons"], env=SHORT).report
     assert rep["threads"]["history"]["trend_basis"] == "live_by_allocating_thread"
     producer = row(rep, "producer")
     assert producer["diff_bytes"] >= 30 * 65536          # its Diff does climb ...
     assert growing(rep) == []                             # ... but nothing it allocated stays
     # per-thread Diff alone would blame the producer: why the basis matters
-    rep = run([target("leak_trend"), "prodcons"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "0"}).report
+    rep = run([target("leak_trend"), "prodcons"], env={"HOTPATH_ALLOC_SAMPLE_BYTES": "0", **SHORT}).report
     assert rep["threads"]["history"]["trend_basis"] == "diff"
     assert growing(rep) == ["producer"]
+
+
+def test_three_seconds_of_steady_growth_is_warm_up_under_the_default_window():
+    # the leaker's 3 s of steady growth is what a JIT's warm-up looks like: not flagged at 30 s
+    for env in ({"HOTPATH_ALLOC_SAMPLE_BYTES": "0"}, {}):
+        rep = run([target("leak_trend"), "leak"], env=env).report
+        assert rep["threads"]["history"]["growth_window_s"] == 30
+        assert growing(rep) == [], [(r["name"], r["diff_trend_window_s"]) for r in rep["threads"]["rows"]]
+        leaker = row(rep, "leaker")
+        assert leaker["diff_trend_bytes_per_min"] > 2**20                 # the slope is still there
+        assert 1.5 < leaker["diff_trend_window_s"] < 30, leaker
+    # and the text says over how long it looked
+    r = run([target("leak_trend"), "leak", "3"], fmt="table", env={"HOTPATH_ALLOC_SAMPLE_BYTES": "0", **SHORT})
+    line = [l for l in r.stderr.decode().splitlines() if l.startswith("history: ")][0]
+    assert re.search(r"growing \(Diff\) over \d+\.\d\d s \(flagged from 2 s\): leaker \(\+\S+ \S+/min over \d", line), line
 
 
 def test_the_report_states_the_resolution_and_the_basis():
@@ -182,7 +203,8 @@ def test_html_report_marks_the_growing_thread():
     out = tempfile.mkdtemp(prefix="hotpath-html-")
     try:
         rep = run([target("leak_trend"), "leak"],
-                  env={"HOTPATH_HTML_PATH": os.path.join(out, "r.html"), "HOTPATH_ALLOC_SAMPLE_BYTES": "0"}).report
+                  env={"HOTPATH_HTML_PATH": os.path.join(out, "r.html"), "HOTPATH_ALLOC_SAMPLE_BYTES": "0",
+                       **SHORT}).report
         assert growing(rep) == ["leaker"]
         dom = Dom()
         with open(os.path.join(out, "r.html"), encoding="utf-8") as f:

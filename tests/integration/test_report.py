@@ -228,3 +228,19 @@ def test_report_is_whole_on_a_nonblocking_stderr():
         assert len(err) > 65536, len(err)
         report = validate(json.loads(err.decode("utf-8")))
         assert sum(1 for r in report["io"]["resources"] if r["name"].startswith(d)) == 2000
+
+
+def test_title_is_what_the_program_rewrote_over_its_argv():
+    r = run([target("title_rewrite"), "--flag"])
+    assert r.returncode == 0, r.stderr
+    assert r.report["title"] == "worker: idle --flag", r.report["title"]
+    assert r.report["command"] == target("title_rewrite")
+    assert r.report["argv"] == [target("title_rewrite"), "--flag"]
+    text = run([target("title_rewrite")], fmt="table", env={"HOTPATH_REPORT": "threads"})
+    first = text.stderr.decode().splitlines()[0]
+    assert re.match(r"\[hotpath\] pid \d+ \| worker: idle \| ", first), first
+
+
+def test_title_of_a_program_that_keeps_its_argv_is_its_argv():
+    r = run([target("demo"), "a b", ""])
+    assert r.report["title"] == target("demo") + " a b ", r.report["title"]

@@ -36,7 +36,7 @@ struct threads_snap {
     struct hp_process_figures proc;
     struct hp_counts total;
     int64_t inherited;   /* a fork child's share of its parent's live heap */
-    uint64_t live_mapped;
+    uint64_t live_mapped, live_reserved;
     uint64_t threads;    /* every thread the process had, folded ones included */
     int has_history;
     struct hp_history_snap history;
@@ -107,7 +107,7 @@ static void *threads_snapshot(void)
         hp_counts_add(&s->total, &row->c);
         s->threads += g->threads;
     }
-    s->live_mapped = hp_mappings_live();
+    hp_mappings_figures(&s->live_mapped, &s->live_reserved);
     s->inherited = hp_registry_inherited_bytes();
     hp_registry_unlock();
     for (unsigned i = 0; i < s->n && s->has_history; i++) {
@@ -138,17 +138,25 @@ static void history_line(const struct threads_snap *s, struct hp_buf *out)
     hp_fmt_duration(res, hp_history_resolution_ms(&s->history) * 1000000u);
     hp_fmt_bytes(mem, (int64_t)s->history.memory_bytes);
     hp_fmt_bytes(budget, (int64_t)s->history.set.budget_bytes);
-    hp_buf_printf(out, "history: %u points at %s resolution, %u threads, %s of %s; growing (%s): ",
+    double observed = 0;                /* the longest series: how long growth could be seen */
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->rows[i].trend.known && s->rows[i].trend.observed_s > observed) observed = s->rows[i].trend.observed_s;
+    char seen[HP_FMT_MAX];
+    hp_fmt_duration(seen, (uint64_t)(observed * 1e9));
+    hp_buf_printf(out, "history: %u points at %s resolution, %u threads, %s of %s; growing (%s) over %s "
+                  "(flagged from %u s): ",
                   s->history.set.ncols, res, s->history.set.nseries, mem, budget,
-                  s->history.basis == HP_BASIS_LIVE ? "live bytes by allocating thread" : "Diff");
+                  s->history.basis == HP_BASIS_LIVE ? "live bytes by allocating thread" : "Diff", seen,
+                  hp_config.growth_window_s);
     unsigned growing = 0;
     for (unsigned i = 0; i < s->n; i++) {
         const struct thread_row *r = &s->rows[i];
         if (!r->trend.growing) continue;
-        char rate[HP_FMT_MAX];
+        char rate[HP_FMT_MAX], over[HP_FMT_MAX];
         hp_fmt_bytes(rate, (int64_t)r->trend.bytes_per_min);
-        hp_buf_printf(out, "%s%s (%s%s/min)", growing++ ? ", " : "", r->name,
-                      r->trend.bytes_per_min > 0 ? "+" : "", rate);
+        hp_fmt_duration(over, (uint64_t)(r->trend.observed_s * 1e9));
+        hp_buf_printf(out, "%s%s (%s%s/min over %s)", growing++ ? ", " : "", r->name,
+                      r->trend.bytes_per_min > 0 ? "+" : "", rate, over);
     }
     hp_buf_puts(out, growing ? "\n" : "none\n");
 }
@@ -170,6 +178,13 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
         hp_fmt_bytes(in, s->inherited);
         size_t len = strlen(figures);
         snprintf(figures + len, sizeof figures - len, ", Inherited: %s", in);
+    }
+    if (s->live_mapped || s->live_reserved) {   /* the program's own mappings (mappings.h) */
+        char mp[HP_FMT_MAX], rs[HP_FMT_MAX];
+        hp_fmt_bytes(mp, (int64_t)s->live_mapped);
+        hp_fmt_bytes(rs, (int64_t)s->live_reserved);
+        size_t len = strlen(figures);
+        snprintf(figures + len, sizeof figures - len, ", Mapped: %s, Reserved: %s", mp, rs);
     }
     hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
 
@@ -214,6 +229,7 @@ static void threads_json(const void *snap, struct hp_json *j)
     hp_json_u64(j, "mapped_bytes", s->live_mapped);
     hp_json_u64(j, "mmap_bytes", s->total.mapped_bytes);
     hp_json_u64(j, "munmap_bytes", s->total.unmapped_bytes);
+    hp_json_u64(j, "reserved_bytes", s->live_reserved);
     hp_json_object_end(j);
     hp_json_array_begin(j, "rows");
     for (unsigned i = 0; i < s->n; i++) {
@@ -243,7 +259,10 @@ static void threads_json(const void *snap, struct hp_json *j)
         if (r->trend.known) hp_json_fixed(j, "diff_trend_bytes_per_min", r->trend.bytes_per_min, 0);
         else hp_json_null(j, "diff_trend_bytes_per_min");
         hp_json_bool(j, "diff_growing", r->trend.growing);
+        if (r->trend.known) hp_json_fixed(j, "diff_trend_window_s", r->trend.observed_s, 2);
+        else hp_json_null(j, "diff_trend_window_s");
         hp_json_i64(j, "mapped_bytes", (int64_t)(r->c.mapped_bytes - r->c.unmapped_bytes));
+        hp_json_i64(j, "reserved_bytes", (int64_t)r->c.reserved_bytes);
         hp_json_object_end(j);
     }
     hp_json_array_end(j);
