@@ -10,9 +10,8 @@
 
 #include "launcher/launcher.h"
 #include "launcher/run.h"
+#include "report/report.h"   /* HP_VERSION: a run document has its reports' version */
 #include "report/utf8.h"
-
-#define RUN_VERSION "0.3.0"
 
 /* A string of the program's (an argument), invalid UTF-8 made U+FFFD as in the reports. */
 static json_t *text(const char *s)
@@ -78,7 +77,7 @@ int hp_run_json(const struct hp_run *run, int pretty, FILE *out)
         if (run->images[i].report)
             json_array_append(reports, run->images[i].report);
     }
-    json_t *doc = json_pack("{ss ss so sI so so so}", "type", "hotpath_run", "version", RUN_VERSION,
+    json_t *doc = json_pack("{ss ss so sI so so so}", "type", "hotpath_run", "version", HP_VERSION,
                             "argv", argv, "wall_ns", (json_int_t)run->wall_ns, "exit", exit_of(run->status),
                             "processes", processes, "reports", reports);
     if (!doc)
