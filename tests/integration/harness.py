@@ -24,8 +24,13 @@ def target(name):
     return os.path.join(TARGETS, name)
 
 
+# make's own variables: a test run from make would hand its jobserver to the programs under test
+MAKE_VARS = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT", "MAKE_TERMERR")
+
+
 def clean_env(extra=None, preload=True):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOTPATH_") and k != "LD_PRELOAD"}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("HOTPATH_") and k != "LD_PRELOAD" and k not in MAKE_VARS}
     if preload:
         env["LD_PRELOAD"] = LIB
     env.update(extra or {})
