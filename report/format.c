@@ -113,10 +113,16 @@ void hp_fmt_count(char out[HP_FMT_MAX], uint64_t n)
         snprintf(out, HP_FMT_MAX, "%llu", (unsigned long long)n);
         return;
     }
+    /* tenths of the unit, rounded half up; 999.95 k is 1.0 M */
+    unsigned __int128 tenths;
     uint64_t scale = 1000;
     unsigned u = 0;
-    /* tenths of the unit, rounded; 999.95 k is 1.0 M */
-    while (u + 1 < sizeof units / sizeof *units && (n + scale / 20) / scale >= 1000) { scale *= 1000; u++; }
-    uint64_t tenths = (n + scale / 20) / (scale / 10);
-    snprintf(out, HP_FMT_MAX, "%llu.%llu %s", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10), units[u]);
+    for (;;) {
+        tenths = ((unsigned __int128)n * 10 + scale / 2) / scale;
+        if (tenths < 10000 || u + 1 == sizeof units / sizeof *units) break;
+        scale *= 1000;
+        u++;
+    }
+    snprintf(out, HP_FMT_MAX, "%llu.%llu %s", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
+             units[u]);
 }
