@@ -36,8 +36,8 @@
 #include "out_file.h"
 #include "report_settings.h"
 #include "section.h"
-#include "table.h"
 #include "utf8.h"
+#include "table.h"   /* the text tables' width */
 
 /* The report's state: the process it describes, and where its final report goes. */
 static struct {
