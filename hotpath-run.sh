@@ -54,7 +54,41 @@ need_value() {
     [ "$#" -ge 2 ] || { echo "hotpath-run: $1 needs a value" >&2; exit 2; }
 }
 
-orphan_wait=10
+# A flag's value is checked as its setting's row checks it (core/config.c: the same ranges and
+# words), and a bad one is refused by the flag's own name, with status 2: the library's warning
+# would name the variable, and the program would run with the default.
+bad_value() {
+    echo "hotpath-run: $1: \"$2\" is not $3" >&2
+    exit 2
+}
+# flag value lo hi what-a-good-value-is
+check_whole() {
+    case "$2" in ''|*[!0-9]*) bad_value "$1" "$2" "$5" ;; esac
+    digits=${2#"${2%%[!0]*}"}
+    digits=${digits:-0}
+    if [ "${#digits}" -gt 9 ] || [ "$digits" -lt "$3" ] || [ "$digits" -gt "$4" ]; then bad_value "$1" "$2" "$5"; fi
+}
+set_format() {
+    case "$2" in
+        table|text|json|json-pretty|none) export HOTPATH_OUTPUT_FORMAT="$2" ;;
+        *) bad_value "$1" "$2" "one of table, json, json-pretty, none" ;;
+    esac
+}
+set_interval() {
+    check_whole "$1" "$2" 1 3600000 "a whole number of milliseconds from 1 to 3600000"
+    export HOTPATH_THREADS_INTERVAL_MS="$2"
+}
+set_limit() {
+    check_whole "$1" "$2" 0 1000000 "a whole number of rows (0 = all)"
+    export HOTPATH_LIMIT="$2"
+}
+set_checkpoint() {
+    check_whole "$1" "$2" 0 86400 "a whole number of seconds from 0 (off) to 86400"
+    export HOTPATH_CHECKPOINT_S="$2"
+    checkpoint=$2
+}
+
+orphan_wait=10 checkpoint=0
 output='' only='' run_options=''
 set_orphan_wait() {
     case "$1" in
@@ -122,15 +156,15 @@ esac
 while [ "$#" -gt 0 ]; do
     case "$1" in
         -o|--output)   need_value "$@"; output=$2; shift 2 ;;
-        -f|--format)   need_value "$@"; export HOTPATH_OUTPUT_FORMAT="$2"; shift 2 ;;
-        -i|--interval) need_value "$@"; export HOTPATH_THREADS_INTERVAL_MS="$2"; shift 2 ;;
-        -l|--limit)    need_value "$@"; export HOTPATH_LIMIT="$2"; shift 2 ;;
+        -f|--format)   need_value "$@"; set_format "$1" "$2"; shift 2 ;;
+        -i|--interval) need_value "$@"; set_interval "$1" "$2"; shift 2 ;;
+        -l|--limit)    need_value "$@"; set_limit "$1" "$2"; shift 2 ;;
         --output=*)    output=${1#*=}; shift ;;
-        --format=*)    export HOTPATH_OUTPUT_FORMAT="${1#*=}"; shift ;;
-        --interval=*)  export HOTPATH_THREADS_INTERVAL_MS="${1#*=}"; shift ;;
-        --limit=*)     export HOTPATH_LIMIT="${1#*=}"; shift ;;
-        --checkpoint)  need_value "$@"; export HOTPATH_CHECKPOINT_S="$2"; shift 2 ;;
-        --checkpoint=*) export HOTPATH_CHECKPOINT_S="${1#*=}"; shift ;;
+        --format=*)    set_format --format "${1#*=}"; shift ;;
+        --interval=*)  set_interval --interval "${1#*=}"; shift ;;
+        --limit=*)     set_limit --limit "${1#*=}"; shift ;;
+        --checkpoint)  need_value "$@"; set_checkpoint "$1" "$2"; shift 2 ;;
+        --checkpoint=*) set_checkpoint --checkpoint "${1#*=}"; shift ;;
         --no-children) export HOTPATH_NO_CHILDREN=true; shift ;;
         --html)        need_value "$@"; export_path HOTPATH_HTML_PATH "$2"; shift 2 ;;
         --html=*)      export_path HOTPATH_HTML_PATH "${1#*=}"; shift ;;
@@ -153,6 +187,12 @@ while [ "$#" -gt 0 ]; do
 done
 
 [ "$#" -gt 0 ] || { usage >&2; exit 2; }
+
+# A checkpoint rewrites the report's file; stderr cannot be rewritten.
+if [ "$checkpoint" != 0 ] && [ -z "$output" ] && [ -z "${HOTPATH_OUTPUT_PATH:-}" ]; then
+    echo "hotpath-run: --checkpoint needs -o PATH: it rewrites the report file, and stderr cannot be rewritten" >&2
+    exit 2
+fi
 
 # -o PATH with %p or %n: one file per process image, which the library writes itself; without
 # them the launcher writes the run's one report there (on macOS, where there is no launcher,
@@ -218,7 +258,10 @@ elif [ -n "$program" ] && [ -f "$program" ]; then
         else program=$first; fi
     fi
     if [ -n "$program" ] && [ -f "$program" ] && head -c 4 -- "$program" 2>/dev/null | grep -q ELF; then
-        if [ -u "$program" ] || [ -g "$program" ]; then
+        # secure mode only where the exec changes who runs it: a set-user-ID file of another
+        # user, a set-group-ID file of another group
+        if { [ -u "$program" ] && [ "$(stat -L -c %u -- "$program")" != "$(id -u)" ]; } ||
+           { [ -g "$program" ] && [ "$(stat -L -c %g -- "$program")" != "$(id -g)" ]; }; then
             echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
         elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
             echo "hotpath-run: $program is statically linked: nothing can be preloaded into it, so it runs unprofiled" >&2

@@ -34,6 +34,20 @@ static int parse_port(const char *s, void *value, hp_warn_fn warn)
     return 0;
 }
 
+/* The text tables' width, and whether it was set (else the report finds it: the terminal's). */
+static int parse_table_width(const char *s, void *value, hp_warn_fn warn)
+{
+    struct hp_config *c = value;
+    (void)warn;
+    c->table_width = 160;
+    c->table_width_set = 0;
+    if (!s) return 0;
+    if (strcmp(s, "0") != 0 && hp_setting_parse_uint(s, 40, 100000, &c->table_width) != 0) return -1;
+    if (strcmp(s, "0") == 0) c->table_width = 0;
+    c->table_width_set = 1;
+    return 0;
+}
+
 /* A token, `auto`, or one that turns the server off (with a line of its own). */
 static int parse_token(const char *s, void *value, hp_warn_fn warn)
 {
@@ -84,6 +98,9 @@ static const struct hp_setting rows[] = {
     /* each view's rate (locks, I/O) falls back to it; the warning names the locks' default */
     { "HOTPATH_TIME_SAMPLING_RATE", HP_SETTING_RATE, HP_SETTING_NO_VALUE, 20, 0, 0, NULL, RATE_DOC,
       "0.05", "default time sampling rate of the locks and I/O views", NULL },
+    { "HOTPATH_TABLE_WIDTH", HP_SETTING_CUSTOM, 0, 0, 0, 0, NULL,
+      "a whole number of columns from 40 to 100000, or 0 (no limit)", "the terminal's width, or 160",
+      "width the text tables fit in, long names cut keeping their end (0 = no limit)", parse_table_width },
     { "HOTPATH_METRICS_SERVER_OFF", HP_SETTING_BOOL, AT(server_off), 0, 0, 0, NULL, "true or false",
       NULL, "no live metrics server", NULL },
     { "HOTPATH_METRICS_PORT", HP_SETTING_CUSTOM, 0, 0, 0, 0, NULL, "a port number from 1 to 65535",

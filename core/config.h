@@ -23,6 +23,8 @@ struct hp_config {
     unsigned exited_threads_limit;      /* HOTPATH_EXITED_THREADS_LIMIT: exited rows kept apart */
     /* Live views (docs/REFERENCE.md "Live views"): the metrics server and the console. */
     int server_off;                     /* HOTPATH_METRICS_SERVER_OFF */
+    unsigned table_width;               /* HOTPATH_TABLE_WIDTH: columns the text tables fit in, 0 = any */
+    int table_width_set;                /* it was set: else the terminal's width, or 160 */
     unsigned metrics_port;              /* HOTPATH_METRICS_PORT, default 6770 */
     int metrics_port_set;               /* the port was set explicitly: say so when it is busy */
     const char *auth_token;             /* HOTPATH_METRICS_AUTH_TOKEN, "" = none */

@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "launcher/launcher.h"
+#include "report/table.h"
 
 #define ORPHAN_WAIT_MAX_S 1000000000UL
 #define USAGE "usage: hotpath-launch --preload LIB [--orphan-wait S] [--format F] [--output PATH] " \
@@ -89,6 +92,35 @@ static int gathers(struct hp_launch *l, char *dir, size_t size)
     return 0;
 }
 
+/* The width the text tables fit in: HOTPATH_TABLE_WIDTH when set; else, when the report goes to
+ * a terminal's stderr, $COLUMNS or the terminal's width; else 160. The program's processes get it
+ * as HOTPATH_TABLE_WIDTH (their reports are files in the run directory, not the terminal). */
+static void table_width(const struct hp_launch *l)
+{
+    const char *set = getenv("HOTPATH_TABLE_WIDTH"), *columns = getenv("COLUMNS");
+    unsigned long w = HP_TABLE_WIDTH_DEFAULT;
+    struct winsize ws;
+    char *end;
+    if (set) {
+        w = strtoul(set, &end, 10);
+        if (*end || end == set || (w && w < 40) || w > 100000)
+            return;                              /* the library says why, once */
+        hp_table_width = (unsigned)w;
+        return;
+    }
+    if (!l->run.output && isatty(2)) {
+        unsigned long c = columns ? strtoul(columns, &end, 10) : 0;
+        if (columns && !*end && c >= 40 && c <= 100000)
+            w = c;
+        else if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+            w = ws.ws_col;
+    }
+    hp_table_width = (unsigned)w;
+    char text[24];
+    snprintf(text, sizeof text, "%lu", w);
+    setenv("HOTPATH_TABLE_WIDTH", text, 1);
+}
+
 static int64_t now_ns(void)
 {
     struct timespec t;
@@ -110,6 +142,8 @@ int main(int argc, char **argv)
         return 1;
     }
     int gathering = gathers(&l, dir, sizeof dir);
+    if (gathering)
+        table_width(&l);
     struct hp_run run = { .dir = dir, .argv = l.argv, .wall_ns = now_ns() };
     int failed = hp_spawn(&l, &program);
     if (failed) {

@@ -32,8 +32,13 @@ void hp_run_report(struct hp_run *run, const struct hp_run_options *o)
     }
     hp_run_order(run);
     hp_run_pick(run, o);
-    FILE *out = open_output(o->output);
-    if (!out) {
+    /* no image reported (a set-user-ID or static program ran unprofiled, as hotpath-run.sh said):
+     * no table of nothing; a JSON run document still says so */
+    int nothing = run->nimages == 0 && strncmp(o->format, "json", 4) != 0;
+    FILE *out = nothing ? NULL : open_output(o->output);
+    if (nothing)
+        ;
+    else if (!out) {
         fprintf(stderr, "hotpath-run: %s: %s\n", o->output, strerror(errno));
         kept = 1;
     } else {

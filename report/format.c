@@ -2,6 +2,7 @@
  * printf, nothing that could allocate. */
 #include "format.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Append the decimal digits of v at out[*n]. */
@@ -103,4 +104,25 @@ void hp_fmt_rate(char out[HP_FMT_MAX], uint64_t bytes, uint64_t ns)
     unsigned __int128 per_s = ((unsigned __int128)bytes * 1000000000u + ns / 2) / ns;
     hp_fmt_bytes(out, per_s > INT64_MAX ? INT64_MAX : (int64_t)per_s);
     strcat(out, "/s");
+}
+
+void hp_fmt_count(char out[HP_FMT_MAX], uint64_t n)
+{
+    static const char *const units[] = { "k", "M", "G", "T", "P", "E" };
+    if (n < 10000) {
+        snprintf(out, HP_FMT_MAX, "%llu", (unsigned long long)n);
+        return;
+    }
+    /* tenths of the unit, rounded half up; 999.95 k is 1.0 M */
+    unsigned __int128 tenths;
+    uint64_t scale = 1000;
+    unsigned u = 0;
+    for (;;) {
+        tenths = ((unsigned __int128)n * 10 + scale / 2) / scale;
+        if (tenths < 10000 || u + 1 == sizeof units / sizeof *units) break;
+        scale *= 1000;
+        u++;
+    }
+    snprintf(out, HP_FMT_MAX, "%llu.%llu %s", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
+             units[u]);
 }

@@ -17,6 +17,9 @@ double hp_share_percent(uint64_t part, uint64_t whole);
 /* A rate: bytes moved in ns nanoseconds, per second, 1024-based like bytes (75.2 MB/s); `-` when
  * no time was measured. */
 void hp_fmt_rate(char out[HP_FMT_MAX], uint64_t bytes, uint64_t ns);
+/* A count for a line of text: exact below 10,000, else 1000-based with one decimal (12.3 k,
+ * 1.2 M, 4.0 G). */
+void hp_fmt_count(char out[HP_FMT_MAX], uint64_t n);
 /* v rounded to `decimals` places (0–6), e.g. 98.25; negative values keep their sign. */
 void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals);
 

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
+#include "core/settings.h"
 #if !defined(__APPLE__)
 #endif
 #include "format.h"
@@ -35,6 +38,7 @@
 #include "section.h"
 #include "title.h"
 #include "utf8.h"
+#include "table.h"   /* the text tables' width */
 
 /* The report's state: the process it describes, and where its final report goes. */
 static struct {
@@ -323,9 +327,24 @@ static void header_command(struct hp_buf *out)
     }
 }
 
+/* HOTPATH_TABLE_WIDTH; else, where the report goes to a terminal's stderr, $COLUMNS or the
+ * terminal's width; else 160 (hotpath-launch sets the setting for its run). */
+static unsigned table_width(void)
+{
+    if (hp_config.table_width_set) return hp_config.table_width;
+    struct winsize ws;
+    if (hp_config.output_path[0] || hp_config.run_dir[0] || !isatty(2)) return HP_TABLE_WIDTH_DEFAULT;
+    unsigned columns;
+    const char *env = getenv("COLUMNS");
+    if (env && hp_setting_parse_uint(env, 40, 100000, &columns) == 0) return columns;
+    if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    return HP_TABLE_WIDTH_DEFAULT;
+}
+
 static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed)
 {
     char dur[HP_FMT_MAX];
+    hp_table_width = table_width();
     hp_fmt_duration(dur, elapsed);
     hp_buf_printf(out, "[hotpath] pid %d | ", report.pid);
     header_command(out);

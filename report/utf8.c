@@ -2,6 +2,7 @@
  * combining blocks, which is what terminals implement. */
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 size_t hp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
@@ -88,4 +89,33 @@ size_t hp_utf8_width(const char *s)
         len -= n;
     }
     return w;
+}
+
+void hp_utf8_keep_end(const char *s, size_t width, char *out, size_t size)
+{
+    size_t len = strlen(s), w = hp_utf8_width(s);
+    if (size == 0) return;
+    if (w <= width || width == 0) {
+        snprintf(out, size, "%s", width ? s : "");
+        return;
+    }
+    /* drop code points from the start until the rest and the ellipsis fit */
+    const unsigned char *p = (const unsigned char *)s;
+    size_t left = len;
+    while (left > 0 && w + 1 > width) {
+        uint32_t cp;
+        size_t n = hp_utf8_decode(p, left, &cp);
+        w -= (size_t)hp_codepoint_width(cp);
+        p += n;
+        left -= n;
+    }
+    /* combining marks left at the start belong to the code point just dropped */
+    while (left > 0) {
+        uint32_t cp;
+        size_t n = hp_utf8_decode(p, left, &cp);
+        if (hp_codepoint_width(cp) != 0) break;
+        p += n;
+        left -= n;
+    }
+    snprintf(out, size, "\xE2\x80\xA6%s", (const char *)p);
 }

@@ -15,5 +15,9 @@ size_t hp_utf8_encode(uint32_t cp, char out[4]);
 int hp_codepoint_width(uint32_t cp);
 /* Display columns of a string (invalid bytes count as one U+FFFD each). */
 size_t hp_utf8_width(const char *s);
+/* s cut to at most width display columns keeping its end: "…" (U+2026) and the longest tail
+ * that fits beside it (`…/__pycache__/typing.cpython-311.pyc`); s itself when it fits. Into
+ * out, of size bytes (at least strlen(s) + 4 is always enough). */
+void hp_utf8_keep_end(const char *s, size_t width, char *out, size_t size);
 
 #endif

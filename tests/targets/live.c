@@ -2,7 +2,8 @@
  * allocates, takes a mutex and an rwlock and writes to /dev/null, until the given number of
  * milliseconds has passed (default 30000) or it is killed. Modes: "fork" also forks a child that
  * does the same; "closeall" closes every descriptor from 3 up once running; "remade" first uses,
- * destroys and uses again its mutex (two locks of one name). Prints "ready <pid>" once its threads
+ * destroys and uses again its mutex (two locks of one name); "remade-waited" as well, each of the
+ * two waited for once (main holds it for 30 ms as a thread that takes it starts). Prints "ready <pid>" once its threads
  * run. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -23,6 +24,14 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void *take_once(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    pthread_mutex_unlock(&lock);
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -57,14 +66,26 @@ int main(int argc, char **argv)
         /* the child: its own worker, its own server */
     }
     if (argc > 2 && strcmp(argv[2], "closeall") == 0) closefrom(3);   /* as daemons do */
-    if (argc > 2 && strcmp(argv[2], "remade") == 0) {
+    int waited = argc > 2 && strcmp(argv[2], "remade-waited") == 0;
+    if (argc > 2 && (strcmp(argv[2], "remade") == 0 || waited)) {
+        pthread_t once;
         pthread_mutex_lock(&lock);
+        if (waited) {
+            pthread_create(&once, NULL, take_once, NULL);
+            usleep(30000);
+        }
         pthread_mutex_unlock(&lock);
+        if (waited) pthread_join(once, NULL);
         pthread_mutex_destroy(&lock);
         pthread_mutex_init(&lock, NULL);
     }
+    if (waited) pthread_mutex_lock(&lock);
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
+    if (waited) {
+        usleep(30000);
+        pthread_mutex_unlock(&lock);
+    }
     printf("ready %d\n", getpid());
     fflush(stdout);
     pthread_join(t, NULL);

@@ -570,15 +570,12 @@ static const struct bad {
     { "HOTPATH_OUTPUT_FORMAT", "xml", "table", F_FORMAT },
     { "HOTPATH_OUTPUT_FORMAT", "JSON", "table", F_FORMAT },
     { "HOTPATH_OUTPUT_FORMAT", "", "table", F_FORMAT },
-    { "HOTPATH_REPORT", "bogus", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "threads,", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "", "all", F_SECTIONS },
     { "HOTPATH_REPORT", ",threads", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "threads,,io", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "-", "all", F_SECTIONS },
     { "HOTPATH_REPORT", "-all", "all", F_SECTIONS },
-    { "HOTPATH_REPORT", "threads,bogus", "all", F_SECTIONS },
-    { "HOTPATH_REPORT", "functions_cpu_and_functions_alloc_too_long", "all", F_SECTIONS },
     { "HOTPATH_NO_CHILDREN", "maybe", "false", 0 },
     { "HOTPATH_CHECKPOINT_S", "-1", "0", 0 },
     { "HOTPATH_CHECKPOINT_S", "86401", "0", 0 },
@@ -739,6 +736,35 @@ START_TEST(each_bad_variable_warns_once)
 }
 END_TEST
 
+/* A name no section has is named, and the list keeps the names it knows. */
+START_TEST(report_unknown_names_named_valid_kept)
+{
+    static const struct { const char *value, *line; uint32_t mask; } cases[] = {
+        { "threads,bogus", "hotpath: HOTPATH_REPORT: no section \"bogus\" (sections: all, threads, mutexes, "
+          "rw_locks, io, functions_cpu, functions_alloc); using threads", BIT(HP_SEC_THREADS) },
+        { "bogus", "hotpath: HOTPATH_REPORT: no section \"bogus\" (sections: all, threads, mutexes, "
+          "rw_locks, io, functions_cpu, functions_alloc); using all", ALL_SECTIONS },
+        { "io,x,-threads,y", "hotpath: HOTPATH_REPORT: no sections \"x\", \"y\" (sections: all, threads, "
+          "mutexes, rw_locks, io, functions_cpu, functions_alloc); using io", BIT(HP_SEC_IO) },
+        { "-bogus,-threads", "hotpath: HOTPATH_REPORT: no section \"bogus\" (sections: all, threads, mutexes, "
+          "rw_locks, io, functions_cpu, functions_alloc); using mutexes,rw_locks,io,functions_cpu,functions_alloc",
+          ALL_SECTIONS & ~BIT(HP_SEC_THREADS) },
+        { "functions_cpu_and_functions_alloc_too_long", "hotpath: HOTPATH_REPORT: no section "
+          "\"functions_cpu_and_functions_alloc_too_long\" (sections: all, threads, mutexes, rw_locks, io, "
+          "functions_cpu, functions_alloc); using all", ALL_SECTIONS },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        reset();
+        set("HOTPATH_REPORT", cases[i].value);
+        parse();
+        ck_assert_uint_eq(nwarn, 1);
+        ck_assert_str_eq(warnings[0], cases[i].line);
+        ck_assert_msg(hp_report_settings.sections == cases[i].mask, "HOTPATH_REPORT=%s: 0x%x", cases[i].value,
+                      hp_report_settings.sections);
+    }
+}
+END_TEST
+
 START_TEST(bad_value_does_not_disturb_others)
 {
     set("HOTPATH_THREADS_INTERVAL_MS", "fast");
@@ -894,6 +920,7 @@ static Suite *config_suite(void)
     HP_ADD(tc, bad_section_limit_falls_back_to_common);
     HP_ADD(tc, each_bad_variable_warns_once);
     HP_ADD(tc, bad_value_does_not_disturb_others);
+    HP_ADD(tc, report_unknown_names_named_valid_kept);
     HP_ADD(tc, long_bad_value_one_bounded_line);
     suite_add_tcase(s, tc);
 

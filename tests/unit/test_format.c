@@ -38,6 +38,21 @@ static int is_plain_number(const char *s)
 
 /* ---- bytes ---- */
 
+START_TEST(counts)
+{
+    static const struct { uint64_t n; const char *text; } cases[] = {
+        { 0, "0" }, { 8, "8" }, { 9999, "9999" }, { 10000, "10.0 k" }, { 12345, "12.3 k" },
+        { 999949, "999.9 k" }, { 999950, "1.0 M" }, { 1200000, "1.2 M" }, { 4000000000ULL, "4.0 G" },
+        { UINT64_MAX, "18.4 E" },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char out[HP_FMT_MAX];
+        hp_fmt_count(out, cases[i].n);
+        ck_assert_str_eq(out, cases[i].text);
+    }
+}
+END_TEST
+
 START_TEST(bytes_below_one_kb)
 {
     BYTES(0, "0 B");
@@ -255,6 +270,7 @@ static Suite *format_suite(void)
     HP_ADD(tc, bytes_unit_chosen_after_rounding);
     HP_ADD(tc, bytes_negative);
     HP_ADD(tc, bytes_extremes);
+    HP_ADD(tc, counts);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("duration");

@@ -244,6 +244,97 @@ static void render(const struct hp_table *t, struct hp_buf *out)
     ck_assert_ptr_nonnull(out->data);
 }
 
+START_TEST(utf8_keep_end)
+{
+    char out[128];
+    hp_utf8_keep_end("/usr/lib/python3.11/__pycache__/typing.cpython-311.pyc", 36, out, sizeof out);
+    ck_assert_str_eq(out, "\xE2\x80\xA6/__pycache__/typing.cpython-311.pyc");
+    ck_assert_uint_eq(hp_utf8_width(out), 36);
+    hp_utf8_keep_end("short", 5, out, sizeof out);
+    ck_assert_str_eq(out, "short");
+    hp_utf8_keep_end("short", 40, out, sizeof out);
+    ck_assert_str_eq(out, "short");
+    hp_utf8_keep_end("abcdef", 1, out, sizeof out);
+    ck_assert_str_eq(out, "\xE2\x80\xA6");
+    /* wide characters: never half of one, the width never over */
+    hp_utf8_keep_end("\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97", 4, out, sizeof out);   /* 中文字: 6 columns */
+    ck_assert_str_eq(out, "\xE2\x80\xA6\xE5\xAD\x97");
+    ck_assert_uint_le(hp_utf8_width(out), 4);
+}
+END_TEST
+
+START_TEST(table_fits_width_keeping_ends)
+{
+    HP_MEM_MARK();
+    static const char *const headers[] = { "Resource", "Kind" };
+    struct hp_table t;
+    hp_table_init(&t, 2, headers);
+    hp_table_add_row(&t, (const char *const[]){ "/usr/lib/python3.11/__pycache__/typing.cpython-311.pyc", "file" });
+    hp_table_add_row(&t, (const char *const[]){ "pipe:[42]", "pipe" });
+    unsigned was = hp_table_width;
+    hp_table_width = 30;
+    struct hp_buf out = { 0 };
+    render(&t, &out);
+    hp_table_width = was;
+    ASSERT_TEXT(out.data,
+                "+---------------------+------+\n"
+                "| Resource            | Kind |\n"
+                "+---------------------+------+\n"
+                "| \xE2\x80\xA6ng.cpython-311.pyc | file |\n"
+                "+---------------------+------+\n"
+                "| pipe:[42]           | pipe |\n"
+                "+---------------------+------+\n");
+    hp_buf_free(&out);
+    /* a narrow limit: no column below its header or 12 columns */
+    hp_table_width = 10;
+    render(&t, &out);
+    hp_table_width = was;
+    ck_assert(strncmp(out.data, "+--------------+------+\n", 24) == 0);
+    hp_buf_free(&out);
+    /* 0: no limit */
+    hp_table_width = 0;
+    render(&t, &out);
+    hp_table_width = was;
+    ck_assert(strstr(out.data, "| /usr/lib/python3.11/__pycache__/typing.cpython-311.pyc | file |") != NULL);
+    hp_buf_free(&out);
+    hp_table_free(&t);
+    HP_MEM_CHECK();
+}
+END_TEST
+
+static unsigned pick(unsigned n, unsigned limit, unsigned a, unsigned b, char *text)
+{
+    unsigned out[32], keep[2] = { a, b };
+    unsigned shown = hp_table_pick_rows(n, limit, keep, 2, out);
+    text[0] = 0;
+    for (unsigned i = 0; i < shown; i++) sprintf(text + strlen(text), "%s%u", i ? "," : "", out[i]);
+    return shown;
+}
+
+START_TEST(table_pick_rows_keeps_asked_rows)
+{
+    char text[128];
+    ck_assert_uint_eq(pick(9, 5, 8, 0, text), 5);
+    ck_assert_str_eq(text, "0,1,2,3,8");           /* the spinner, last by Alloc, replaces row 4 */
+    pick(9, 5, 8, 6, text);
+    ck_assert_str_eq(text, "0,1,2,6,8");
+    pick(9, 5, 4, 7, text);                        /* row 4 is asked for: row 3 gives way */
+    ck_assert_str_eq(text, "0,1,2,4,7");
+    pick(9, 5, 2, 3, text);
+    ck_assert_str_eq(text, "0,1,2,3,4");
+    pick(9, 5, 7, 7, text);
+    ck_assert_str_eq(text, "0,1,2,3,7");
+    pick(9, 0, 8, 7, text);                        /* no limit: every row */
+    ck_assert_str_eq(text, "0,1,2,3,4,5,6,7,8");
+    pick(3, 5, 2, 1, text);
+    ck_assert_str_eq(text, "0,1,2");
+    pick(9, 1, 8, 7, text);                        /* room for one: the first asked */
+    ck_assert_str_eq(text, "8");
+    pick(9, 2, 8, 7, text);
+    ck_assert_str_eq(text, "7,8");
+}
+END_TEST
+
 START_TEST(table_reference_layout)
 {
     HP_MEM_MARK();
@@ -790,6 +881,7 @@ static Suite *text_suite(void)
     HP_ADD(tc, utf8_encode_roundtrip);
     HP_ADD(tc, utf8_widths);
     HP_ADD(tc, utf8_string_widths);
+    HP_ADD(tc, utf8_keep_end);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("buf");
@@ -809,6 +901,8 @@ static Suite *text_suite(void)
     HP_ADD(tc, table_cleans_cells);
     HP_ADD(tc, table_copies_cells_and_null_is_empty);
     HP_ADD(tc, table_many_rows);
+    HP_ADD(tc, table_fits_width_keeping_ends);
+    HP_ADD(tc, table_pick_rows_keeps_asked_rows);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json");

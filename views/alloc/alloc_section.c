@@ -208,8 +208,11 @@ static void alloc_table(const void *snap, struct hp_buf *out, unsigned limit)
         snprintf(figures, sizeof figures, "%llu samples, one per %s on average; %s; live %s",
                  (unsigned long long)s->v.samples, every, s->cumulative ? "inclusive" : "exclusive", live);
     }
+    if (!s->nfns) {             /* one line instead of an empty table */
+        hp_buf_printf(out, "functions-alloc: %s\n", figures);
+        return;
+    }
     hp_section_title(out, "functions-alloc", "Allocated bytes by function (sampled).", figures, shown, s->nfns);
-    if (!s->nfns) return;
     struct hp_table t;
     hp_table_init(&t, 5, headers);
     for (unsigned i = 0; i < shown; i++) {

@@ -210,8 +210,11 @@ static void cpu_table(const void *snap, struct hp_buf *out, unsigned limit)
         snprintf(figures, sizeof figures, "%llu samples at %u Hz of thread CPU%s%s%s%s", (unsigned long long)s->v.samples,
                  s->v.hz, own, unseen, off ? "; then CPU profile off: " : "", off ? off : "");
     }
+    if (!s->nfns) {             /* one line instead of an empty table */
+        hp_buf_printf(out, "functions-cpu: %s\n", figures);
+        return;
+    }
     hp_section_title(out, "functions-cpu", "Sampled CPU time by function.", figures, shown, s->nfns);
-    if (!s->nfns) return;
     struct hp_table t;
     hp_table_init(&t, 6, headers);
     for (unsigned i = 0; i < shown; i++) {

@@ -214,6 +214,34 @@ static struct hp_fdtab *grow(unsigned fd)
     return tab;
 }
 
+/* One more (or one fewer) descriptor refers to r, at now: its open span starts or ends. Under
+ * the fd table's lock. */
+static void open_count(struct hp_io_res *r, int more, uint64_t now)
+{
+    if (!r) return;
+    uint64_t fds = atomic_load_explicit(&r->open_fds, memory_order_relaxed);
+    if (more) {
+        if (fds == 0) atomic_store_explicit(&r->open_since, now, memory_order_relaxed);
+        atomic_store_explicit(&r->open_fds, fds + 1, memory_order_release);
+    } else if (fds > 0) {
+        if (fds == 1) {
+            uint64_t since = atomic_load_explicit(&r->open_since, memory_order_relaxed);
+            atomic_fetch_add_explicit(&r->open_ticks, now > since ? now - since : 0, memory_order_relaxed);
+        }
+        atomic_store_explicit(&r->open_fds, fds - 1, memory_order_release);
+    }
+}
+
+uint64_t hp_io_open_ns(const struct hp_io_res *r)
+{
+    uint64_t ticks = atomic_load_explicit(&r->open_ticks, memory_order_relaxed);
+    if (atomic_load_explicit(&r->open_fds, memory_order_acquire)) {
+        uint64_t since = atomic_load_explicit(&r->open_since, memory_order_relaxed), now = hp_ticks();
+        if (now > since) ticks += now - since;
+    }
+    return hp_ticks_to_ns(ticks);
+}
+
 /* Set fd's record; the one it replaces, or NULL. */
 static struct hp_io_res *put(int fd, struct hp_io_res *r)
 {
@@ -224,6 +252,11 @@ static struct hp_io_res *put(int fd, struct hp_io_res *r)
     }
     struct hp_io_res *prev = atomic_exchange_explicit(&tab->slot[fd], r, memory_order_relaxed);
     changed();
+    if (prev != r) {
+        uint64_t now = hp_ticks();
+        open_count(prev, 0, now);
+        open_count(r, 1, now);
+    }
     return prev;
 }
 
@@ -408,9 +441,11 @@ void hp_io_close_range(unsigned first, unsigned last)
     struct quiet q = enter();
     hp_spin_lock(&io.fd_lock);
     struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
+    uint64_t now = hp_ticks();
     for (unsigned fd = first; fd < tab->cap && fd <= last; fd++) {
         struct hp_io_res *prev = atomic_exchange_explicit(&tab->slot[fd], NULL, memory_order_relaxed);
         if (prev) atomic_fetch_add_explicit(&prev->closes, 1, memory_order_relaxed);
+        open_count(prev, 0, now);
     }
     changed();
     hp_spin_unlock(&io.fd_lock);
@@ -484,6 +519,7 @@ static void zero(struct hp_io_res *r)
         memset(&d->hist, 0, sizeof d->hist);
     }
     r->inst = r->opens = r->closes = r->seeks = r->syncs = r->sync_ticks = 0;
+    r->open_fds = r->open_ticks = 0;
 }
 
 void hp_io_fork_child(void)
@@ -498,8 +534,10 @@ void hp_io_fork_child(void)
     /* a descriptor the child inherited open is an instance of its resource here too (its row
      * showed Inst 0 beside the child's own reads and writes) */
     struct hp_fdtab *tab = atomic_load_explicit(&hp_hot.io_fdtab, memory_order_relaxed);
+    uint64_t now = hp_ticks();
     for (uint32_t fd = 0; fd < tab->cap; fd++) {
         struct hp_io_res *r = atomic_load_explicit(&tab->slot[fd], memory_order_relaxed);
         if (r && !r->inst) r->inst = 1;
+        open_count(r, 1, now);      /* open in the child from its start */
     }
 }

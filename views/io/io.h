@@ -44,6 +44,9 @@ struct hp_io_res {
     struct hp_io_dir own_rd, own_wr;
     struct hp_io_dir rd, wr;           /* every other thread: atomic adds */
     _Atomic uint64_t inst, opens, closes, seeks, syncs, sync_ticks;
+    /* How long it was open: descriptors that refer to it now, since when one has (ticks), and the
+     * spans that ended; written under the fd table's lock, read by the report. */
+    _Atomic uint64_t open_fds, open_since, open_ticks;
     uint32_t hash;
     unsigned char kind, accepted;
     char *key;                    /* what instances merge on */
@@ -124,6 +127,10 @@ void hp_io_opened(int fd, int dirfd, const char *path, int flags);
 /* A socket's name is known now: it connected, was accepted, listens. Reads its addresses itself
  * when addr is NULL. */
 void hp_io_socket_named(int fd, enum hp_io_role role, const struct sockaddr *peer, socklen_t peer_len);
+
+/* The wall time the resource was open (some descriptor referred to it), to now, in ns. A
+ * descriptor the hooks did not see made (stdin, one inherited) counts from its first call. */
+uint64_t hp_io_open_ns(const struct hp_io_res *r);
 
 /* ---- counting (the calling thread t is counting: not NULL, guard clear) ---- */
 

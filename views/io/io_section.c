@@ -26,6 +26,7 @@ struct io_row {
     const char *name;          /* the record's strings never move or go away */
     unsigned char kind, accepted;
     uint64_t inst, opens, closes, seeks, syncs, sync_ns;
+    uint64_t open_ns;          /* wall time some descriptor referred to it */
     struct dir_row rd, wr;
 };
 
@@ -86,6 +87,7 @@ static void *io_snapshot(void)
         row->seeks = atomic_load_explicit(&r->seeks, memory_order_relaxed);
         row->syncs = atomic_load_explicit(&r->syncs, memory_order_relaxed);
         row->sync_ns = hp_ticks_to_ns(atomic_load_explicit(&r->sync_ticks, memory_order_relaxed));
+        row->open_ns = hp_io_open_ns(r);
         take_dir(s, &r->rd, &r->own_rd, &row->rd);
         take_dir(s, &r->wr, &r->own_wr, &row->wr);
     }
@@ -135,6 +137,14 @@ static void kind_text(const struct io_row *r, char *out, size_t size)
              r->accepted ? " (accepted)" : "");
 }
 
+/* bytes per second over ns, rounded; 0 when ns is 0 (the caller writes null or `-`). */
+static uint64_t per_s(uint64_t bytes, uint64_t ns)
+{
+    if (!ns) return 0;
+    unsigned __int128 rate = ((unsigned __int128)bytes * 1000000000u + ns / 2) / ns;
+    return rate > UINT64_MAX ? UINT64_MAX : (uint64_t)rate;
+}
+
 static void u64_text(char out[HP_FMT_MAX], uint64_t v)
 {
     snprintf(out, HP_FMT_MAX, "%llu", (unsigned long long)v);
@@ -143,10 +153,11 @@ static void u64_text(char out[HP_FMT_MAX], uint64_t v)
 /* One direction's table: rows with calls that way (or syncs, for writes). */
 static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limit, int write)
 {
-    static const char *const rd_headers[] = { "Resource", "Kind", "Inst", "Reads", "Bytes", "Rate",
-                                              "Avg", "P95", "Total", "Errors" };
-    static const char *const wr_headers[] = { "Resource", "Kind", "Inst", "Writes", "Bytes", "Rate",
-                                              "Avg", "P95", "Total", "Syncs", "Errors" };
+    /* Call rate: bytes over the time inside the calls; Open rate: over the time it was open */
+    static const char *const rd_headers[] = { "Resource", "Kind", "Inst", "Reads", "Bytes", "Call rate",
+                                              "Open rate", "Avg", "P95", "Total", "Errors" };
+    static const char *const wr_headers[] = { "Resource", "Kind", "Inst", "Writes", "Bytes", "Call rate",
+                                              "Open rate", "Avg", "P95", "Total", "Syncs", "Errors" };
     const struct io_row **rows = hp_alloc((s->n ? s->n : 1) * sizeof *rows);
     if (!rows) {
         out->failed = 1;
@@ -160,6 +171,11 @@ static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limi
     }
     hp_sort(rows, total, sizeof *rows, write ? by_write_total : by_read_total);
     unsigned shown = limit && limit < total ? limit : total;
+    if (total == 0) {           /* one line instead of an empty table */
+        hp_buf_printf(out, "%s: none\n", write ? "io-write" : "io-read");
+        hp_free(rows);
+        return;
+    }
 
     /* the note belongs to the table whose rows have <other>: grep -r overflowed reads, and the
      * write table (stdout only) said so too */
@@ -174,11 +190,11 @@ static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limi
                      figures, shown, total);
 
     struct hp_table t;
-    hp_table_init(&t, write ? 11 : 10, write ? wr_headers : rd_headers);
+    hp_table_init(&t, write ? 12 : 11, write ? wr_headers : rd_headers);
     for (unsigned i = 0; i < shown; i++) {
         const struct io_row *r = rows[i];
         const struct dir_row *d = write ? &r->wr : &r->rd;
-        char kind[32], inst[HP_FMT_MAX], ops[HP_FMT_MAX], bytes[HP_FMT_MAX], rate[HP_FMT_MAX],
+        char kind[32], inst[HP_FMT_MAX], ops[HP_FMT_MAX], bytes[HP_FMT_MAX], rate[HP_FMT_MAX], wall[HP_FMT_MAX],
             avg[HP_FMT_MAX] = "-", p95[HP_FMT_MAX] = "-", tot[HP_FMT_MAX], syncs[HP_FMT_MAX],
             errs[HP_FMT_MAX];
         kind_text(r, kind, sizeof kind);
@@ -186,16 +202,17 @@ static void dir_table(const struct io_snap *s, struct hp_buf *out, unsigned limi
         u64_text(ops, d->ops);
         hp_fmt_bytes(bytes, (int64_t)d->bytes);
         hp_fmt_rate(rate, d->bytes, d->total_ns);
+        hp_fmt_rate(wall, d->bytes, r->open_ns);
         if (d->timed_ops) hp_fmt_duration(avg, d->timed_ns / d->timed_ops);
         if (d->p95_ns) hp_fmt_duration(p95, d->p95_ns);
         hp_fmt_duration(tot, d->total_ns + (write ? r->sync_ns : 0));
         u64_text(syncs, r->syncs);
         u64_text(errs, d->errors);
         if (write) {
-            const char *cells[] = { r->name, kind, inst, ops, bytes, rate, avg, p95, tot, syncs, errs };
+            const char *cells[] = { r->name, kind, inst, ops, bytes, rate, wall, avg, p95, tot, syncs, errs };
             hp_table_add_row(&t, cells);
         } else {
-            const char *cells[] = { r->name, kind, inst, ops, bytes, rate, avg, p95, tot, errs };
+            const char *cells[] = { r->name, kind, inst, ops, bytes, rate, wall, avg, p95, tot, errs };
             hp_table_add_row(&t, cells);
         }
     }
@@ -212,7 +229,7 @@ static void io_table(const void *snap, struct hp_buf *out, unsigned limit)
     dir_table(s, out, limit, 1);
 }
 
-static void dir_json(struct hp_json *j, const char *key, const struct dir_row *d)
+static void dir_json(struct hp_json *j, const char *key, const struct dir_row *d, uint64_t open_ns)
 {
     hp_json_object_begin(j, key);
     hp_json_u64(j, "op_count", d->ops);
@@ -224,12 +241,10 @@ static void dir_json(struct hp_json *j, const char *key, const struct dir_row *d
     hp_json_u64(j, "p95_ns", d->p95_ns);
     hp_json_u64(j, "p99_ns", d->p99_ns);
     hp_json_u64(j, "max_ns", d->max_ns);
-    if (d->total_ns) {
-        unsigned __int128 rate = ((unsigned __int128)d->bytes * 1000000000u + d->total_ns / 2) / d->total_ns;
-        hp_json_u64(j, "rate_bytes_per_s", rate > UINT64_MAX ? UINT64_MAX : (uint64_t)rate);
-    } else {
-        hp_json_null(j, "rate_bytes_per_s");
-    }
+    if (d->total_ns) hp_json_u64(j, "rate_bytes_per_s", per_s(d->bytes, d->total_ns));
+    else hp_json_null(j, "rate_bytes_per_s");
+    if (open_ns) hp_json_u64(j, "wall_rate_bytes_per_s", per_s(d->bytes, open_ns));
+    else hp_json_null(j, "wall_rate_bytes_per_s");
     hp_json_object_end(j);
 }
 
@@ -254,8 +269,9 @@ static void io_json(const void *snap, struct hp_json *j)
         hp_json_u64(j, "seek_count", r->seeks);
         hp_json_u64(j, "sync_count", r->syncs);
         hp_json_u64(j, "sync_ns", r->sync_ns);
-        dir_json(j, "read", &r->rd);
-        dir_json(j, "write", &r->wr);
+        hp_json_u64(j, "open_wall_ns", r->open_ns);
+        dir_json(j, "read", &r->rd, r->open_ns);
+        dir_json(j, "write", &r->wr, r->open_ns);
         hp_json_object_end(j);
     }
     hp_json_array_end(j);

@@ -419,11 +419,6 @@ static void dur(char out[HP_FMT_MAX], int has, uint64_t v)
     else snprintf(out, HP_FMT_MAX, "-");
 }
 
-static int mode_used(const struct mode_figs *f)
-{
-    return f->locks || f->contended || f->timeouts || f->waiting;
-}
-
 /* A row's name as the text shows it: with its ordinal where rows' names came out the same. */
 static const char *shown_name(const struct lock_row *r, char *buf, size_t size)
 {
@@ -481,18 +476,62 @@ static void figures(const struct locks_snap *s, char *out, size_t size)
         snprintf(out + len, size - len, "%stable full: later locks in <other>", len ? "; " : "");
 }
 
+/* Whether a mode of a row ever waited: a contended acquisition, a timed call that gave up, or a
+ * thread blocked on it now. Rows that never waited stay out of the text (JSON has them all). */
+static int waited(const struct mode_figs *f)
+{
+    return f->contended || f->timeouts || f->waiting;
+}
+
+/* A section with no row that waited is one line: `mutexes: 8 locks, 1.2 M acquisitions, none
+ * waited`, `rw_locks: none used`. 1 when it was written, 0 when the table follows. */
+static int one_line(const struct locks_snap *s, const char *title, struct hp_buf *out)
+{
+    uint64_t locks = 0, acquisitions = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        for (int m = 0; m < 2; m++) {
+            if (waited(&s->rows[i].mode[m])) return 0;
+            acquisitions += s->rows[i].mode[m].locks;
+        }
+    for (unsigned i = 0; i < s->n; i++) locks += s->rows[i].instances;
+    if (s->n == 0) {
+        hp_buf_printf(out, "%s: none used\n", title);
+        return 1;
+    }
+    char nl[HP_FMT_MAX], na[HP_FMT_MAX];
+    hp_fmt_count(nl, locks);
+    hp_fmt_count(na, acquisitions);
+    hp_buf_printf(out, "%s: %s lock%s, %s acquisition%s, none waited%s\n", title, nl, locks == 1 ? "" : "s",
+                  na, acquisitions == 1 ? "" : "s", s->overflowed ? " (table full: later locks in <other>)" : "");
+    return 1;
+}
+
+/* The title's figures, and how many rows never waited (left out of the text). */
+static void never_waited(char *fig, size_t size, unsigned left_out)
+{
+    size_t len = strlen(fig);
+    if (left_out && len < size)
+        snprintf(fig + len, size - len, "%s%u never waited, in JSON only", len ? "; " : "", left_out);
+}
+
 static void mutexes_table(const void *snap, struct hp_buf *out, unsigned limit)
 {
     static const char *const headers[] = { "Mutex", "Inst", "Locks", "Contended", "Wait avg", "Wait P95",
                                            "Wait max", "Hold avg", "Hold P95", "Hold max", "Wait total" };
     const struct locks_snap *s = snap;
-    unsigned shown = limit && limit < s->n ? limit : s->n;
-    char fig[256];
+    if (one_line(s, "mutexes", out)) return;
+    unsigned total = 0;
+    for (unsigned i = 0; i < s->n; i++) total += waited(&s->rows[i].mode[HP_MODE_WRITE]) != 0;
+    unsigned shown = limit && limit < total ? limit : total;
+    char fig[320];
     figures(s, fig, sizeof fig);
-    hp_section_title(out, "mutexes", "Wait and hold times of mutexes.", fig, shown, s->n);
+    never_waited(fig, sizeof fig, s->n - total);
+    hp_section_title(out, "mutexes", "Wait and hold times of mutexes.", fig, shown, total);
     struct hp_table t;
     hp_table_init(&t, 11, headers);
-    for (unsigned i = 0; i < shown; i++) {
+    for (unsigned i = 0, emitted = 0; i < s->n && emitted < shown; i++) {
+        if (!waited(&s->rows[i].mode[HP_MODE_WRITE])) continue;
+        emitted++;
         char c[10][HP_FMT_MAX], name[sizeof s->rows[i].name + 16];
         mode_cells(&s->rows[i], &s->rows[i].mode[HP_MODE_WRITE], c);
         const char *cells[] = { shown_name(&s->rows[i], name, sizeof name), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9] };
@@ -508,22 +547,25 @@ static void rw_locks_table(const void *snap, struct hp_buf *out, unsigned limit)
                                            "Wait P95", "Wait max", "Hold avg", "Hold P95", "Hold max",
                                            "Wait total" };
     const struct locks_snap *s = snap;
-    unsigned total = 0;
+    if (one_line(s, "rw_locks", out)) return;
+    unsigned total = 0, left_out = 0;
     for (unsigned i = 0; i < s->n; i++) {
-        int w = mode_used(&s->rows[i].mode[HP_MODE_WRITE]), rd = mode_used(&s->rows[i].mode[HP_MODE_READ]);
-        total += (w || !rd) + rd;
+        int w = waited(&s->rows[i].mode[HP_MODE_WRITE]), rd = waited(&s->rows[i].mode[HP_MODE_READ]);
+        total += w + rd;
+        left_out += !w && !rd;
     }
     unsigned shown = limit && limit < total ? limit : total;
-    char fig[256];
+    char fig[320];
     figures(s, fig, sizeof fig);
+    never_waited(fig, sizeof fig, left_out);
     hp_section_title(out, "rw_locks", "Wait and hold times of read-write locks.", fig, shown, total);
     struct hp_table t;
     hp_table_init(&t, 12, headers);
     unsigned emitted = 0;
     for (unsigned i = 0; i < s->n && emitted < shown; i++) {
         const struct lock_row *r = &s->rows[i];
-        int rd = mode_used(&r->mode[HP_MODE_READ]);
-        int w = mode_used(&r->mode[HP_MODE_WRITE]) || !rd;
+        int rd = waited(&r->mode[HP_MODE_READ]);
+        int w = waited(&r->mode[HP_MODE_WRITE]);
         static const char *const mode_names[2] = { "write", "read" };
         for (int m = 0; m < 2 && emitted < shown; m++) {
             if (!(m == HP_MODE_WRITE ? w : rd)) continue;

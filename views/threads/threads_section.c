@@ -166,7 +166,15 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     static const char *const headers[] = { "Thread", "Status", "CPU%", "Max%", "CPU User",
                                            "CPU Sys", "CPU Total", "Alloc", "Dealloc", "Diff" };
     const struct threads_snap *s = snap;
-    unsigned shown = limit && limit < s->n ? limit : s->n;
+    /* sorted by Alloc; the thread with the most CPU and the one with the largest Diff are shown
+     * whatever the limit (a spinner among allocating threads was cut) */
+    unsigned keep[2] = { 0, 0 }, *pick = hp_alloc((s->n + 1) * sizeof *pick);
+    for (unsigned i = 1; i < s->n; i++) {
+        const struct thread_row *r = &s->rows[i], *cpu = &s->rows[keep[0]], *most = &s->rows[keep[1]];
+        if (r->user_ns + r->sys_ns > cpu->user_ns + cpu->sys_ns) keep[0] = i;
+        if (diff(&r->c) > diff(&most->c)) keep[1] = i;
+    }
+    unsigned shown = pick ? hp_table_pick_rows(s->n, limit, keep, 2, pick) : (limit && limit < s->n ? limit : s->n);
     char rss[HP_FMT_MAX], al[HP_FMT_MAX], de[HP_FMT_MAX], di[HP_FMT_MAX], figures[256];
     hp_fmt_bytes(rss, (int64_t)s->proc.rss_bytes);
     hp_fmt_bytes(al, (int64_t)s->total.alloc_bytes);
@@ -191,7 +199,7 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     struct hp_table t;
     hp_table_init(&t, 10, headers);
     for (unsigned i = 0; i < shown; i++) {
-        const struct thread_row *r = &s->rows[i];
+        const struct thread_row *r = &s->rows[pick ? pick[i] : i];
         char pct[HP_FMT_MAX] = "-", max[HP_FMT_MAX] = "-", user[HP_FMT_MAX], sys[HP_FMT_MAX],
              total[HP_FMT_MAX], a[HP_FMT_MAX], d[HP_FMT_MAX], df[HP_FMT_MAX];
         if (r->has_pct) hp_fmt_percent(pct, r->cpu_pct);
@@ -207,7 +215,8 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     }
     hp_table_render(&t, out);
     hp_table_free(&t);
-    if (s->has_history) history_line(s, out);
+    hp_free(pick);
+    if (s->has_history && s->history.set.ncols) history_line(s, out);
 }
 
 
