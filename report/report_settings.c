@@ -108,7 +108,7 @@ static void mask_text(uint32_t mask, char *text, size_t size)
 static int parse_report(const char *s, void *value, hp_warn_fn warn)
 {
     uint32_t *sections = value;
-    char unknown[160], list[256], text[512], using[256];
+    char unknown[160], list[256], text[768], using[256];   /* text holds the other three */
     *sections = hp_report_all_sections();
     if (!s) return 0;
     names(list, sizeof list);
