@@ -245,7 +245,9 @@ static void respond(struct client *c, int status, const char *type, const char *
     hp_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                   "Cache-Control: no-store\r\nConnection: close\r\n", status, reason(status), type, len);
     if (status == 405) hp_buf_puts(&c->out, "Allow: GET, HEAD\r\n");
-    if (status == 401) hp_buf_puts(&c->out, "WWW-Authenticate: Bearer realm=\"hotpath\"\r\n");
+    if (status == 401)        /* Basic too: a browser then asks, and the password is the token */
+        hp_buf_puts(&c->out, "WWW-Authenticate: Bearer realm=\"hotpath\"\r\n"
+                             "WWW-Authenticate: Basic realm=\"hotpath\", charset=\"UTF-8\"\r\n");
     hp_buf_puts(&c->out, "\r\n");
     if (!head_only && len) hp_buf_put(&c->out, body, len);
     c->writing = 1;

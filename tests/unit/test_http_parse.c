@@ -59,6 +59,25 @@ START_TEST(authorization)
     ck_assert_int_eq(hp_http_authorized("", "abc"), 0);
     ck_assert_int_eq(hp_http_authorized("Bearer ", "abc"), 0);
     ck_assert_int_eq(hp_http_authorized("anything", ""), 0);
+    /* the scheme's name in any case */
+    ck_assert_int_eq(hp_http_authorized("bearer abc", "abc"), 1);
+    ck_assert_int_eq(hp_http_authorized("BEARER  abc", "abc"), 1);
+    ck_assert_int_eq(hp_http_authorized("Bearerabc", "abc"), 0);
+    /* Basic: the password of any user (base64 of "u:abc", ":abc", "me:abc" unpadded) */
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYmM=", "abc"), 1);
+    ck_assert_int_eq(hp_http_authorized("basic OmFiYw==", "abc"), 1);
+    ck_assert_int_eq(hp_http_authorized("Basic bWU6YWJj", "abc"), 1);
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYmQ=", "abc"), 0);      /* u:abd */
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYg==", "abc"), 0);      /* u:ab */
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYmNk", "abc"), 0);      /* u:abcd */
+    ck_assert_int_eq(hp_http_authorized("Basic YWJj", "abc"), 0);          /* abc: no user, no colon */
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYmM", "abc"), 1);       /* padding left out */
+    ck_assert_int_eq(hp_http_authorized("Basic dTph!mM=", "abc"), 0);      /* not base64 */
+    ck_assert_int_eq(hp_http_authorized("Basic d", "abc"), 0);
+    ck_assert_int_eq(hp_http_authorized("Basic ", "abc"), 0);
+    ck_assert_int_eq(hp_http_authorized("Basic dTphYmM=", ""), 0);
+    /* a password with a colon in it: the first colon ends the user (u:a:c) */
+    ck_assert_int_eq(hp_http_authorized("Basic dTphOmM=", "a:c"), 1);
     /* two Authorization headers are ambiguous */
     ck_assert_int_eq(parse("GET / HTTP/1.1\r\nAuthorization: a\r\nAuthorization: b\r\n\r\n"), -400);
 }
