@@ -723,3 +723,18 @@ def test_exec_into_an_unprofiled_image_leaves_the_registry():
             p.kill()
             p.wait()
             p.stdout.close()
+
+
+def test_prometheus_targets_help_says_how_to_scrape_with_the_token():
+    from harness import RUN
+    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    try:
+        r = subprocess.run([RUN, "prometheus-targets", "--help"], capture_output=True, text=True,
+                           env=clean_env({"XDG_RUNTIME_DIR": runtime}, preload=False))
+        assert r.returncode == 0, r.stderr
+        assert f"credentials_file: {runtime}/hotpath/token" in r.stdout and "authorization:" in r.stdout, r.stdout
+        listed = subprocess.run([RUN, "prometheus-targets"], capture_output=True, text=True,
+                                env=clean_env({"XDG_RUNTIME_DIR": runtime}, preload=False))
+        assert json.loads(listed.stdout) == []                   # still the JSON, without --help
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
