@@ -86,6 +86,9 @@ static struct {
     hp_spinlock pending_lock;         /* the pending start made once, by whichever caller is first */
 } server = {
     .listen_fd = -1,
+    /* none yet: a fork child closes its copies of these (hp_server_restart_in_child), and one
+     * made before the server started closed its descriptor 0, its stdin, eight times over */
+    .clients = { [0 ... MAX_CLIENTS - 1] = { .fd = -1 } },
     .pending_lock = HP_SPINLOCK_INIT,
 };
 /* The request heads apart from the clients: start and fork touch every client, and they fit in

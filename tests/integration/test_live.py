@@ -738,3 +738,12 @@ def test_prometheus_targets_help_says_how_to_scrape_with_the_token():
         assert json.loads(listed.stdout) == []                   # still the JSON, without --help
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_fork_child_made_before_the_server_starts_keeps_its_stdin():
+    """A fork child closed its copies of the parent's client sockets, and before the server had
+    started those were descriptor 0 eight times over: a subshell in the first 250 ms (then, with
+    the server's 1 s start, the first second) lost its stdin."""
+    for script in ("( cat )", "sleep 0.5; ( cat )"):
+        r = run(["bash", "-c", script], fmt="none", input=b"hello\n")
+        assert r.returncode == 0 and r.stdout == b"hello\n", (script, r.stdout, r.stderr)
