@@ -45,6 +45,16 @@ class Tmux:
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, env=self.env)
 
 
+def console_shows(args, runtime, *patterns):
+    """The console under tmux shows each pattern in turn."""
+    t = Tmux([CONSOLE, *args], {"XDG_RUNTIME_DIR": runtime})
+    try:
+        for pattern in patterns:
+            t.wait(pattern)
+    finally:
+        t.close()
+
+
 def test_console_marks_the_growing_thread_in_its_trend_column():
     port = free_port()
     with Live(args=("leak_trend", "leak", "8"), env={"HOTPATH_METRICS_PORT": str(port),
@@ -135,12 +145,7 @@ def test_console_lists_and_attaches_by_pid_with_the_auto_token():
         assert re.search(rf"^{p.pid}\s+{p.port}\s+yes\s+\S*live", listed.stdout, re.M), listed.stdout
         via_run = subprocess.run([RUN, "console", "--list"], env=env, capture_output=True, text=True)
         assert str(p.pid) in via_run.stdout
-        t = Tmux([CONSOLE, "--pid", str(p.pid)], {"XDG_RUNTIME_DIR": p.runtime})
-        try:
-            t.wait(rf"pid {p.pid}")
-            t.wait(r"\bworker\s+\d+")
-        finally:
-            t.close()
+        console_shows(["--pid", str(p.pid)], p.runtime, rf"pid {p.pid}", r"\bworker\s+\d+")
         missing = subprocess.run([CONSOLE, "--pid", "999999999"], env=env, capture_output=True, text=True)
         assert missing.returncode == 1 and "no profiled process 999999999" in missing.stderr
 
@@ -157,12 +162,7 @@ def test_console_picks_a_process_by_pid_or_asks_which_one():
         lines = asked.stderr.splitlines()
         assert len(lines) == 1 and str(a.pid) in lines[0] and str(b.pid) in lines[0] and "--pid" in lines[0], lines
         for p in (a, b):
-            t = Tmux([CONSOLE, "--pid", str(p.pid)], {"XDG_RUNTIME_DIR": p.runtime})
-            try:
-                t.wait(rf"pid {p.pid}\b")
-                t.wait(r"\bworker\s+\d+")
-            finally:
-                t.close()
+            console_shows(["--pid", str(p.pid)], p.runtime, rf"pid {p.pid}\b", r"\bworker\s+\d+")
         # on a terminal: a numbered list, and the number typed
         t = Tmux([CONSOLE], {"XDG_RUNTIME_DIR": a.runtime})
         try:
@@ -175,12 +175,7 @@ def test_console_picks_a_process_by_pid_or_asks_which_one():
         finally:
             t.close()
         b.stop()
-        # one process left: no question
-        t = Tmux([CONSOLE], {"XDG_RUNTIME_DIR": a.runtime})
-        try:
-            t.wait(rf"pid {a.pid}\b")
-        finally:
-            t.close()
+        console_shows([], a.runtime, rf"pid {a.pid}\b")          # one process left: no question
 
 
 def test_make_install_installs_the_console():
