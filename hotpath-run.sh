@@ -9,6 +9,7 @@ usage() {
     cat <<'USAGE'
 usage: hotpath-run [options] [--] program [args...]
        hotpath-run prometheus-targets    Prometheus file_sd JSON of every profiled process
+                                         (--help: how Prometheus scrapes with the token)
        hotpath-run console [options]     the live console (hotpath-console --help)
 
 Runs program with libhotpath.so preloaded; the report is written when it exits
@@ -133,6 +134,27 @@ prometheus_targets() {
     printf '\n]\n'
 }
 
+prometheus_targets_usage() {
+    dir=$(registry_dir)
+    cat <<USAGE
+usage: hotpath-run prometheus-targets > targets.json
+
+Prints Prometheus file_sd JSON: one target group per profiled process of this user
+registered in $dir/ (labels pid, command, token_required).
+Every process asks for the user's token, the file $dir/token
+(HOTPATH_METRICS_AUTH_TOKEN=none: no token); Prometheus sends it with:
+
+scrape_configs:
+  - job_name: hotpath
+    authorization:
+      credentials_file: $dir/token
+    file_sd_configs:
+      - files: ['/etc/prometheus/hotpath-targets.json']
+
+Prometheus must run as this user to read that file, or be given a copy (0600).
+USAGE
+}
+
 # Set variable $1 to path $2 made absolute (a program that changes directory still writes there).
 export_path() {
     case "$2" in
@@ -143,7 +165,9 @@ export_path() {
 }
 
 case "${1:-}" in
-    prometheus-targets) prometheus_targets; exit 0 ;;
+    prometheus-targets)
+        case "${2:-}" in -h|--help) prometheus_targets_usage; exit 0 ;; esac
+        prometheus_targets; exit 0 ;;
     console)
         shift
         here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)

@@ -6,6 +6,7 @@
 #include <curses.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <netdb.h>
@@ -157,27 +158,74 @@ static json_t *registry_entry(const char *dir, const char *name)
     return json_load_file(path, 0, NULL);
 }
 
-static int list_processes(void)
+/* The user's token, the registry directory's `token` file (docs/REFERENCE.md "Live views"):
+ * only a regular file of ours with no group or other access. */
+static void read_user_token(void)
+{
+    char dir[512], path[600];
+    registry_dir(dir, sizeof dir);
+    if (!private_dir(dir)) return;
+    snprintf(path, sizeof path, "%s/token", dir);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    char buf[sizeof token];
+    ssize_t n = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) == 0)
+        n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    while (n > 0 && strchr(" \t\r\n", buf[n - 1])) n--;
+    if (n <= 0) return;
+    buf[n] = 0;
+    snprintf(token, sizeof token, "%s", buf);
+}
+
+/* The live registered processes, in pid order. */
+struct proc { long pid; long long port; int token_required; char command[200]; };
+
+static int by_pid(const void *a, const void *b)
+{
+    const struct proc *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static size_t registered(struct proc *out, size_t max)
 {
     char dir[512];
     registry_dir(dir, sizeof dir);
     DIR *d = opendir(dir);
-    printf("%-8s %-6s %-6s %s\n", "PID", "PORT", "TOKEN", "COMMAND");
+    size_t n = 0;
     if (!d) return 0;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    while ((e = readdir(d)) && n < max) {
         char *end;
         long pid = strtol(e->d_name, &end, 10);
         if (pid <= 0 || strcmp(end, ".json") != 0) continue;
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) continue;     /* stale */
         json_t *j = registry_entry(dir, e->d_name);
         if (!j) continue;
-        printf("%-8ld %-6lld %-6s %s\n", pid, (long long)json_integer_value(json_object_get(j, "port")),
-               json_is_true(json_object_get(j, "token_required")) ? "yes" : "no",
-               json_string_value(json_object_get(j, "command")) ?: "?");
+        out[n].pid = pid;
+        out[n].port = (long long)json_integer_value(json_object_get(j, "port"));
+        out[n].token_required = json_is_true(json_object_get(j, "token_required"));
+        snprintf(out[n].command, sizeof out[n].command, "%s", json_string_value(json_object_get(j, "command")) ?: "?");
         json_decref(j);
+        n++;
     }
     closedir(d);
+    qsort(out, n, sizeof *out, by_pid);
+    return n;
+}
+
+#define MAX_LISTED 256
+
+static int list_processes(void)
+{
+    static struct proc procs[MAX_LISTED];
+    size_t n = registered(procs, MAX_LISTED);
+    printf("%-8s %-6s %-6s %s\n", "PID", "PORT", "TOKEN", "COMMAND");
+    for (size_t i = 0; i < n; i++)
+        printf("%-8ld %-6lld %-6s %s\n", procs[i].pid, procs[i].port, procs[i].token_required ? "yes" : "no",
+               procs[i].command);
     return 0;
 }
 
@@ -192,11 +240,45 @@ static int attach_pid(long pid)
         return -1;
     }
     snprintf(port, sizeof port, "%lld", (long long)json_integer_value(json_object_get(j, "port")));
-    const char *t = json_string_value(json_object_get(j, "token"));
-    if (t && !token[0]) snprintf(token, sizeof token, "%s", t);
     json_decref(j);
     watched_pid = pid;
     return 0;
+}
+
+/* Neither --port nor --pid: the one registered process, or the user's pick when there are
+ * several (a numbered list on the terminal; with no terminal, one line and exit status 2);
+ * none registered: the default port. 0, or the exit status. */
+static int choose_process(void)
+{
+    static struct proc procs[MAX_LISTED];
+    size_t n = registered(procs, MAX_LISTED);
+    if (n == 0) return 0;
+    size_t pick = 0;
+    if (n > 1) {
+        if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+            fprintf(stderr, "hotpath-console: %zu profiled processes:", n);
+            for (size_t i = 0; i < n; i++)
+                fprintf(stderr, "%s %ld (%s)", i ? "," : "", procs[i].pid, procs[i].command);
+            fprintf(stderr, "; choose one with --pid\n");
+            return 2;
+        }
+        printf("%zu profiled processes:\n", n);
+        for (size_t i = 0; i < n; i++)
+            printf("%3zu) %-8ld %s\n", i + 1, procs[i].pid, procs[i].command);
+        printf("which one? [1-%zu] ", n);
+        fflush(stdout);
+        char line[64];
+        char *end;
+        if (!fgets(line, sizeof line, stdin)) return 2;
+        unsigned long k = strtoul(line, &end, 10);
+        while (*end == ' ' || *end == '\n' || *end == '\r') end++;
+        if (end == line || *end || k < 1 || k > n) {
+            fprintf(stderr, "hotpath-console: no process %s", line);
+            return 2;
+        }
+        pick = k - 1;
+    }
+    return attach_pid(procs[pick].pid) == 0 ? 0 : 1;
 }
 
 /* ---- formatting ---- */
@@ -591,7 +673,7 @@ static void poll_once(struct state *s)
     json_t *st = get_json("/profiler_status", err, sizeof err, &status);
     if (!st) {
         clear_state(s);
-        if (status == 401) snprintf(s->error, sizeof s->error, "401: %s (--token, or HOTPATH_METRICS_AUTH_TOKEN)",
+        if (status == 401) snprintf(s->error, sizeof s->error, "401: %s (--token, HOTPATH_METRICS_AUTH_TOKEN, or the user's token file)",
                                     strstr(err, "wrong") ? "wrong token" : "token required");
         else if ((watched_pid && kill((pid_t)watched_pid, 0) != 0 && errno == ESRCH) ||
                  (s->ever_connected && status == 0))
@@ -614,8 +696,11 @@ static void usage(FILE *f)
                "A live view of a process profiled by hotpath (its metrics server).\n"
                "  --host H       server address (default 127.0.0.1)\n"
                "  --port P       server port (default HOTPATH_METRICS_PORT, else 6770)\n"
-               "  --token T      Authorization token (default HOTPATH_METRICS_AUTH_TOKEN)\n"
-               "  --pid N        attach to profiled process N (port and token from its registry file)\n"
+               "  --token T      Authorization token (default HOTPATH_METRICS_AUTH_TOKEN, else the\n"
+               "                 user's token file, token in the registry directory)\n"
+               "  --pid N        attach to profiled process N (its port from its registry file)\n"
+               "without --port or --pid: the one registered process; when there are several, it asks\n"
+               "which (with no terminal it names them and exits with status 2)\n"
                "  --list         list the profiled processes of this user and exit\n"
                "  --interval MS  refresh every MS milliseconds (default HOTPATH_TUI_REFRESH_INTERVAL_MS, else 500)\n"
                "keys: q quit, p pause, j/k or arrows move, s cycle the sort column, 1-%d tabs\n", ntabs);
@@ -624,8 +709,12 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     const char *e;
-    if ((e = getenv("HOTPATH_METRICS_PORT")) && *e) snprintf(port, sizeof port, "%s", e);
-    if ((e = getenv("HOTPATH_METRICS_AUTH_TOKEN")) && *e && strcmp(e, "auto") != 0) snprintf(token, sizeof token, "%s", e);
+    int port_set = 0, no_token = 0;
+    if ((e = getenv("HOTPATH_METRICS_PORT")) && *e) { snprintf(port, sizeof port, "%s", e); port_set = 1; }
+    if ((e = getenv("HOTPATH_METRICS_AUTH_TOKEN")) && *e && strcmp(e, "auto") != 0) {
+        if (strcmp(e, "none") == 0) no_token = 1;
+        else snprintf(token, sizeof token, "%s", e);
+    }
     if ((e = getenv("HOTPATH_TUI_REFRESH_INTERVAL_MS")) && atoi(e) >= 50) interval_ms = (unsigned)atoi(e);
     static const struct option opts[] = {
         { "host", required_argument, 0, 'H' }, { "port", required_argument, 0, 'P' },
@@ -638,7 +727,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "H:P:T:p:li:h", opts, NULL)) != -1) {
         switch (c) {
         case 'H': host = optarg; break;
-        case 'P': snprintf(port, sizeof port, "%s", optarg); break;
+        case 'P': snprintf(port, sizeof port, "%s", optarg); port_set = 1; break;
         case 'T': snprintf(token, sizeof token, "%s", optarg); break;
         case 'p': pid = atol(optarg); break;
         case 'l': list = 1; break;
@@ -651,6 +740,11 @@ int main(int argc, char **argv)
     if (optind < argc) { usage(stderr); return 2; }
     if (list) return list_processes();
     if (pid && attach_pid(pid) != 0) return 1;
+    if (!pid && !port_set) {
+        int rc = choose_process();
+        if (rc) return rc;
+    }
+    if (!token[0] && !no_token) read_user_token();    /* one a server asks for none ignores */
     order_tabs();
     signal(SIGPIPE, SIG_IGN);
 

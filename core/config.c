@@ -48,13 +48,17 @@ static int parse_table_width(const char *s, void *value, hp_warn_fn warn)
     return 0;
 }
 
-/* A token, `auto`, or one that turns the server off (with a line of its own). */
+/* `auto` (the default: the user's token file), `none`, a token, or one that turns the server off
+ * (with a line of its own). */
 static int parse_token(const char *s, void *value, hp_warn_fn warn)
 {
     struct hp_config *c = value;
     c->auth_token = "";
-    c->auth_auto = c->auth_bad = 0;
-    if (!s || !*s) return 0;
+    c->auth_bad = 0;
+    c->auth_auto = 1;
+    if (!s || !*s || strcmp(s, "auto") == 0) return 0;
+    c->auth_auto = 0;
+    if (strcmp(s, "none") == 0) return 0;
     int bad = strlen(s) >= HP_TOKEN_MAX;
     for (const char *p = s; *p && !bad; p++)
         bad = (unsigned char)*p <= 0x20 || *p == 0x7F;
@@ -63,8 +67,6 @@ static int parse_token(const char *s, void *value, hp_warn_fn warn)
         warn(strlen(s) >= HP_TOKEN_MAX
              ? "hotpath: HOTPATH_METRICS_AUTH_TOKEN is longer than 255 bytes; the metrics server is off"
              : "hotpath: HOTPATH_METRICS_AUTH_TOKEN contains whitespace or control characters; the metrics server is off");
-    } else if (strcmp(s, "auto") == 0) {
-        c->auth_auto = 1;
     } else {
         const char *copy = hp_strdup(s);
         c->auth_token = copy ? copy : "";
@@ -105,8 +107,11 @@ static const struct hp_setting rows[] = {
       NULL, "no live metrics server", NULL },
     { "HOTPATH_METRICS_PORT", HP_SETTING_CUSTOM, 0, 0, 0, 0, NULL, "a port number from 1 to 65535",
       "6770", "port of the live metrics server on 127.0.0.1", parse_port },
-    { "HOTPATH_METRICS_AUTH_TOKEN", HP_SETTING_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL,
-      "the token every request to the metrics server carries; auto makes one", parse_token },
+    { "HOTPATH_METRICS_AUTH_TOKEN", HP_SETTING_CUSTOM, 0, 0, 0, 0, NULL, NULL, "auto",
+      "the token every request to the metrics server carries: auto (the user's token file), none, or the token itself", parse_token },
+    { "HOTPATH_METRICS_START_MS", HP_SETTING_UINT, AT(metrics_start_ms), 1000, 0, 3600000, NULL,
+      "a whole number of milliseconds from 0 (the sampler's first pass) to 3600000", NULL,
+      "the metrics server starts once the process has lived this long (0 = at the sampler's first pass)", NULL },
     { "HOTPATH_TUI_REFRESH_INTERVAL_MS", HP_SETTING_UINT, AT(tui_refresh_ms), 500, 50, 3600000, NULL,
       "a whole number of milliseconds from 50 to 3600000", NULL,
       "refresh interval of hotpath-console", NULL },

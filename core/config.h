@@ -27,8 +27,9 @@ struct hp_config {
     int table_width_set;                /* it was set: else the terminal's width, or 160 */
     unsigned metrics_port;              /* HOTPATH_METRICS_PORT, default 6770 */
     int metrics_port_set;               /* the port was set explicitly: say so when it is busy */
-    const char *auth_token;             /* HOTPATH_METRICS_AUTH_TOKEN, "" = none */
-    int auth_auto;                      /* the token was `auto`: made at start, in the registry file */
+    unsigned metrics_start_ms;          /* HOTPATH_METRICS_START_MS: the server once the process lived this long */
+    const char *auth_token;             /* HOTPATH_METRICS_AUTH_TOKEN, "" = none (or auth_auto) */
+    int auth_auto;                      /* `auto` (the default): the user's token, in the registry directory */
     int auth_bad;                       /* the token has whitespace or control characters: no server */
     unsigned tui_refresh_ms;            /* HOTPATH_TUI_REFRESH_INTERVAL_MS, default 500 */
     unsigned stack_depth;               /* HOTPATH_STACK_DEPTH: frames kept per sample, default 32 */

@@ -48,8 +48,10 @@ static struct {
     _Atomic int server_tid;           /* the metrics server's thread: hp_sampler_note_server_thread */
     _Atomic int report_requested, report_started;   /* a report asked of the sampler; begun by it */
     _Atomic int retire_requested;     /* hp_sampler_retire_soon: many threads ended since a pass */
-    void (*report_callback)(void), (*checkpoint_callback)(void), (*settled_callback)(void);
-    _Atomic int settled;              /* the first regular pass has run settled_callback */
+    void (*report_callback)(void), (*checkpoint_callback)(void), (*late_callback)(void);
+    _Atomic int settled;              /* the first regular pass has run */
+    unsigned late_ms;                 /* late_callback's time after the start (or fork) */
+    uint64_t late_due_ns;             /* when late_callback is due, 0 once it ran (or none) */
     _Atomic uint64_t last_rss, last_peak_rss;   /* the last pass's RSS and peak RSS */
     uint64_t start_cpu_ns;            /* the profiler's start, on the main thread */
     _Atomic int main_exited;          /* the main thread has ended (pthread_exit) */
@@ -324,6 +326,7 @@ static void *sampler_main(void *arg)
     hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
+    sampler.late_due_ns = sampler.late_callback ? hp_now_ns() + (uint64_t)sampler.late_ms * 1000000u : 0;
     for (;;) {
         uint64_t now = hp_now_ns();
         if (!next_pass) {
@@ -331,7 +334,10 @@ static void *sampler_main(void *arg)
             if (!atomic_load(&sampler.settled) && ms > HP_SETTLE_MS) ms = HP_SETTLE_MS;
             next_pass = now + (uint64_t)ms * 1000000u;
         }
-        uint64_t left = next_pass > now ? next_pass - now : 0;
+        /* late_callback's time, when it comes before the pass (never before the first pass) */
+        int for_late = sampler.late_due_ns && atomic_load(&sampler.settled) && sampler.late_due_ns < next_pass;
+        uint64_t wake_at = for_late ? sampler.late_due_ns : next_pass;
+        uint64_t left = wake_at > now ? wake_at - now : 0;
         struct timespec interval = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
         hp_platform_wait(&sampler.wake_word, 0, &interval);
         atomic_store(&sampler.wake_word, 0);
@@ -346,11 +352,15 @@ static void *sampler_main(void *arg)
             retire_ended();
             continue;
         }
-        next_pass = 0;
-        if (!atomic_load(&sampler.settled)) {
-            atomic_store(&sampler.settled, 1);
-            if (sampler.settled_callback) sampler.settled_callback();
+        now = hp_now_ns();
+        if (sampler.late_due_ns && now >= sampler.late_due_ns) {
+            sampler.late_due_ns = 0;
+            atomic_store(&sampler.settled, 1);      /* when this wake is the first pass */
+            sampler.late_callback();
         }
+        if (for_late && now < next_pass) continue;  /* woken for late_callback only */
+        next_pass = 0;
+        atomic_store(&sampler.settled, 1);
         hp_sample(0);
         if (main_ended() && !program_alive()) {
             /* as glibc would have, on the last thread: its atexit handlers run here, and with
@@ -377,11 +387,13 @@ static int launch(void)
     return 0;
 }
 
-int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*settled_fn)(void))
+int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
+                     unsigned late_ms)
 {
     sampler.report_callback = report_fn;
     sampler.checkpoint_callback = checkpoint_fn;
-    sampler.settled_callback = settled_fn;
+    sampler.late_callback = late_fn;
+    sampler.late_ms = late_ms;
     hp_platform_thread_comm(sampler.process_comm);
     return launch();
 }

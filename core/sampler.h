@@ -12,11 +12,13 @@ struct hp_process_figures {
 };
 
 /* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the
- * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds, and settled_fn (may be NULL) once, at
- * its first pass (at most HP_SETTLE_MS after the start, or after a fork): work that a process which
- * ends sooner (a compiler's pass, a shell's command) need not pay for. */
+ * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds, and late_fn (may be NULL) once,
+ * late_ms after the start (or after a fork), at the first pass (at most HP_SETTLE_MS after it)
+ * when late_ms is 0, or sooner: work that a process which ends sooner (a compiler's pass, a
+ * shell's command) need not pay for. The sampler wakes for it between its passes. */
 #define HP_SETTLE_MS 250
-int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*settled_fn)(void));
+int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
+                     unsigned late_ms);
 /* Whether that first pass has run (in a fork child: the child's sampler's). */
 int hp_sampler_settled(void);
 /* In a fork child: the sampler did not survive; start a new one. */

@@ -163,7 +163,7 @@ static void start(int argc, char **argv)
     hp_registry_cpu_before(self, now);
     hp_sampler_note_start_cpu(now - start_cpu);
     hp_server_start();
-    if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch) != 0) {
+    if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch, hp_config.metrics_start_ms) != 0) {
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
         hp_server_launch();
     }

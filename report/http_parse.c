@@ -128,17 +128,73 @@ int hp_http_parse(const char *buf, size_t len, struct hp_http_request *req)
     return (int)end;
 }
 
+/* The scheme word of an Authorization value (case-insensitive, RFC 9110) and the blank after it:
+ * the length to skip, 0 if value does not start with it. */
+static size_t scheme(const char *value, const char *name)
+{
+    size_t n = strlen(name), i = n;
+    if (!name_is(value, n, name) || value[n] != ' ') return 0;
+    while (value[i] == ' ') i++;
+    return i;
+}
+
+static int b64_digit(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* Standard base64 (padding optional) into out; the length, or -1 if it is not base64 or does not
+ * fit. */
+static long b64_decode(const char *s, unsigned char *out, size_t cap)
+{
+    size_t n = strlen(s), len = 0;
+    while (n && s[n - 1] == '=') n--;
+    if (strlen(s) - n > 2 || n % 4 == 1) return -1;
+    unsigned acc = 0, bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = b64_digit((unsigned char)s[i]);
+        if (d < 0) return -1;
+        acc = (acc << 6) | (unsigned)d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (len >= cap) return -1;
+            out[len++] = (unsigned char)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    return (long)len;
+}
+
 int hp_http_authorized(const char *value, const char *token)
 {
-    if (strncmp(value, "Bearer ", 7) == 0) {
-        value += 7;
-        while (*value == ' ') value++;
+    const char *given = value;
+    size_t gn;
+    unsigned char basic[HP_HTTP_AUTH_MAX];
+    size_t skip;
+    if ((skip = scheme(value, "bearer"))) {
+        given = value + skip;
+        gn = strlen(given);
+    } else if ((skip = scheme(value, "basic"))) {
+        /* user:password, any user: the password is the token */
+        long n = b64_decode(value + skip, basic, sizeof basic);
+        const unsigned char *colon = n > 0 ? memchr(basic, ':', (size_t)n) : NULL;
+        if (!colon) return 0;
+        given = (const char *)colon + 1;
+        gn = (size_t)(basic + n - (colon + 1));
+    } else {
+        gn = strlen(given);
     }
-    size_t vn = strlen(value), tn = strlen(token);
+    size_t tn = strlen(token);
     /* every byte of the token is compared, whatever the value's length */
-    volatile unsigned char diff = (unsigned char)(vn != tn);
+    volatile unsigned char diff = (unsigned char)(gn != tn);
     for (size_t i = 0; i < tn; i++) {
-        unsigned char v = i < vn ? (unsigned char)value[i] : 0;
+        unsigned char v = i < gn ? (unsigned char)given[i] : 0;
         diff |= (unsigned char)(v ^ (unsigned char)token[i]);
     }
     return tn > 0 && diff == 0;

@@ -7,7 +7,7 @@
 
 #define HP_HTTP_HEAD_MAX 8192      /* a request head longer than this is answered 431 */
 #define HP_HTTP_PATH_MAX 256
-#define HP_HTTP_AUTH_MAX 320
+#define HP_HTTP_AUTH_MAX 1024      /* Basic base64(user:token) of a 255-byte token, with room for the user */
 
 enum hp_http_method { HP_HTTP_GET, HP_HTTP_HEAD };
 
@@ -24,8 +24,9 @@ struct hp_http_request {
  * head exceeds HP_HTTP_HEAD_MAX, -505 not HTTP/1.x. */
 int hp_http_parse(const char *buf, size_t len, struct hp_http_request *req);
 
-/* Whether an Authorization value ("<token>" or "Bearer <token>") carries token. The comparison
- * takes the same time wherever the first difference is. */
+/* Whether an Authorization value carries token: "<token>", "Bearer <token>", or "Basic
+ * base64(<any user>:<token>)" (URL credentials: http://user:token@host/); the scheme's name in
+ * any case. The comparison takes the same time wherever the first difference is. */
 int hp_http_authorized(const char *value, const char *token);
 
 #endif

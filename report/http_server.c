@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -72,7 +71,8 @@ static struct {
     int claims_left;                  /* tries at the configured port left */
     struct client clients[MAX_CLIENTS];   /* start and fork touch every client: one page, the heads apart */
     char token[HP_TOKEN_MAX];         /* the bearer token asked for, empty if none */
-    int token_auto;                   /* the token made here (written to the registry entry) */
+    int token_user;                   /* `auto`: the user's, read from the registry directory at start */
+    int token_warned;                 /* no token to be had: said once (a fork child inherits it) */
     _Atomic int tid;                  /* the server thread's id, 0 before it runs */
     _Atomic int given_up;             /* the program ran out of descriptors: hold none */
     _Atomic int holds_none;           /* the server thread has closed all it held */
@@ -86,6 +86,9 @@ static struct {
     hp_spinlock pending_lock;         /* the pending start made once, by whichever caller is first */
 } server = {
     .listen_fd = -1,
+    /* none yet: a fork child closes its copies of these (hp_server_restart_in_child), and one
+     * made before the server started closed its descriptor 0, its stdin, eight times over */
+    .clients = { [0 ... MAX_CLIENTS - 1] = { .fd = -1 } },
     .pending_lock = HP_SPINLOCK_INIT,
 };
 /* The request heads apart from the clients: start and fork touch every client, and they fit in
@@ -214,8 +217,7 @@ static void register_process(void)
     if (!atomic_load(&server.ending)) {
         int pid = hp_report_pid();
         atomic_store(&server.registered_pid, pid);
-        hp_procfile_write(pid, server.port, hp_report_command(), server.start_unix_ms,
-                          server.token[0] != 0, server.token_auto ? server.token : NULL);
+        hp_procfile_write(pid, server.port, hp_report_command(), server.start_unix_ms, server.token[0] != 0);
     }
     atomic_store(&server.registering, 0);
 }
@@ -245,7 +247,9 @@ static void respond(struct client *c, int status, const char *type, const char *
     hp_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                   "Cache-Control: no-store\r\nConnection: close\r\n", status, reason(status), type, len);
     if (status == 405) hp_buf_puts(&c->out, "Allow: GET, HEAD\r\n");
-    if (status == 401) hp_buf_puts(&c->out, "WWW-Authenticate: Bearer realm=\"hotpath\"\r\n");
+    if (status == 401)        /* Basic too: a browser then asks, and the password is the token */
+        hp_buf_puts(&c->out, "WWW-Authenticate: Bearer realm=\"hotpath\"\r\n"
+                             "WWW-Authenticate: Basic realm=\"hotpath\", charset=\"UTF-8\"\r\n");
     hp_buf_puts(&c->out, "\r\n");
     if (!head_only && len) hp_buf_put(&c->out, body, len);
     c->writing = 1;
@@ -579,32 +583,16 @@ static void *server_main(void *arg)
     return NULL;
 }
 
-static void make_token(void)
-{
-    unsigned char raw[16];
-    if (syscall(SYS_getrandom, raw, sizeof raw, 0) != (long)sizeof raw) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&ts;
-        for (unsigned i = 0; i < sizeof raw; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; raw[i] = (unsigned char)(x >> 56); }
-    }
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < sizeof raw; i++) {
-        server.token[2 * i] = hex[raw[i] >> 4];
-        server.token[2 * i + 1] = hex[raw[i] & 15];
-    }
-    server.token[2 * sizeof raw] = 0;
-}
-
 static int launch(void)
 {
     return hp_platform_start_thread(server_main);
 }
 
-/* Listener and registry entry, made at the process's first sampler pass (hp_server_launch), or
- * just before it gives up its privileges, while it may still write the registry: a process that
- * ends sooner (a shell's child that execs at once, a short helper) never pays for them, and never
- * shows a program that lists its descriptors one of ours. The listener's socket takes the lowest
+/* Token, listener and registry entry, made once the process has lived HOTPATH_METRICS_START_MS
+ * (hp_server_launch, from the sampler), or just before it gives up its privileges, while it may
+ * still write the registry: a process that ends sooner (a shell's child that execs at once, a
+ * short helper) never pays for them, opens no port, and never shows a program that lists its
+ * descriptors one of ours. The listener's socket takes the lowest
  * free number for a moment before it moves high, as the sampler's /proc reads do. The thread
  * waits for hp_server_launch. */
 static void start(int clean_stale)
@@ -613,8 +601,19 @@ static void start(int clean_stale)
     clock_gettime(CLOCK_REALTIME, &ts);
     server.start_unix_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
     for (int i = 0; i < MAX_CLIENTS; i++) server.clients[i].fd = -1;
+    int registry = hp_procfile_init() == 0;
+    /* the user's token (a fork child has its parent's): without it, no server at all, since any
+     * local user could read what it serves */
+    if (server.token_user && !server.token[0] &&
+        (!registry || hp_procfile_user_token(server.token, sizeof server.token) != 0)) {
+        server.token[0] = 0;
+        if (!server.token_warned)
+            warn_line("hotpath: no private registry directory with a token file of this user's ($XDG_RUNTIME_DIR/hotpath or /tmp/hotpath-$UID: 0700, token 0600); the metrics server is off (HOTPATH_METRICS_AUTH_TOKEN=none runs it without a token)");
+        server.token_warned = 1;
+        return;
+    }
     if (open_listener() != 0) server.lost_at = hp_now_ns();
-    if (hp_procfile_init() == 0) {
+    if (registry) {
         if (clean_stale) hp_procfile_clean_stale();
         if (server.listen_fd >= 0) register_process();
     }
@@ -624,8 +623,8 @@ static void start(int clean_stale)
 void hp_server_start(void)
 {
     if (hp_config.server_off || hp_config.auth_bad) return;
-    if (hp_config.auth_auto) { make_token(); server.token_auto = 1; }
-    else snprintf(server.token, sizeof server.token, "%s", hp_config.auth_token);
+    server.token_user = hp_config.auth_auto;
+    if (!server.token_user) snprintf(server.token, sizeof server.token, "%s", hp_config.auth_token);
     hp_procfile_choose();   /* from the environment as the process starts with it */
     server.listener_pending = server.clean_pending = 1;
 }

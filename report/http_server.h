@@ -6,14 +6,16 @@
 #define HP_HTTP_SERVER_H
 
 /* From the constructor: the server is wanted (unless HOTPATH_METRICS_SERVER_OFF or a bad token);
- * its listener and registry entry are made at the first sampler pass (hp_server_launch). */
+ * its token, listener and registry entry are made once the process has lived
+ * HOTPATH_METRICS_START_MS (hp_server_launch). */
 void hp_server_start(void);
-/* From the sampler's first pass (hp_sampler_start's settled_fn), so that a process that ends
- * sooner never pays for it: start the thread, which answers the connections the listener has
- * queued meanwhile. Once per start. */
+/* From the sampler (hp_sampler_start's late_fn), HOTPATH_METRICS_START_MS after the start or a
+ * fork (0: at its first pass), so that a process that ends sooner never pays for it: the token,
+ * listener and registry entry unless made already, then the thread. Once per start. */
 void hp_server_launch(void);
 /* In a fork child: the parent's sockets are closed; the child's own listener and registry entry
- * are made at its sampler's first pass (hp_server_launch), or by hp_server_start_child_now. */
+ * are made by hp_server_launch (HOTPATH_METRICS_START_MS after the fork), or by
+ * hp_server_start_child_now. */
 void hp_server_restart_in_child(void);
 /* A process about to give up its user or group: its listener and registry entry now, while it
  * may still write the registry. */

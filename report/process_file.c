@@ -61,7 +61,7 @@ static void file_path(char *out, size_t size, int pid, const char *suffix)
 
 
 int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t start_unix_ms,
-                      int token_needed, const char *token)
+                      int token_needed)
 {
     if (!procfile.dir[0] || private_dir(procfile.dir) != 0) return -1;
     struct hp_buf b = { 0 };
@@ -75,8 +75,6 @@ int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t star
     hp_json_u64(&j, "start_time_unix_ms", start_unix_ms);
     hp_json_string(&j, "version", HP_VERSION);
     hp_json_bool(&j, "token_required", token_needed);
-    if (token) hp_json_string(&j, "token", token);
-    else hp_json_null(&j, "token");
     hp_json_object_end(&j);
     hp_buf_putc(&b, '\n');
     char path[600], tmp[600];
@@ -92,6 +90,100 @@ int hp_procfile_write(int pid, unsigned port, const char *command, uint64_t star
         else syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
     }
     hp_buf_free(&b);
+    return rc;
+}
+
+/* ---- the user's token: <dir>/token ---- */
+
+static int token_char(unsigned char c)
+{
+    return c > 0x20 && c != 0x7F;
+}
+
+/* The token in a file of ours (a regular file, ours, no group or other access), trimmed of the
+ * blanks that end it; 0, or -1 when the file is not one of ours or holds no good token; 1 when
+ * it is empty (its maker has yet to write it). */
+static int read_token(int fd, char *out, size_t size)
+{
+    struct stat st;
+    if (syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != getuid() || (st.st_mode & 077) != 0)
+        return -1;
+    char buf[HP_PROCFILE_TOKEN_MAX + 2];
+    long n = syscall(SYS_pread64, fd, buf, sizeof buf - 1, 0);
+    if (n < 0) return -1;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+    if (n == 0) return 1;
+    if ((size_t)n >= size || (size_t)n >= HP_PROCFILE_TOKEN_MAX) return -1;
+    for (long i = 0; i < n; i++)
+        if (!token_char((unsigned char)buf[i])) return -1;
+    memcpy(out, buf, (size_t)n);
+    out[n] = 0;
+    return 0;
+}
+
+/* 32 random bytes as 64 hex digits; 0, or -1 when the kernel gives none. */
+static int random_token(char *out)
+{
+    unsigned char raw[32];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        long n = syscall(SYS_getrandom, raw + got, sizeof raw - got, 0);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (got < sizeof raw) {       /* a kernel before getrandom (3.17) */
+        int fd = (int)syscall(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY | O_CLOEXEC);
+        long n = fd >= 0 ? syscall(SYS_read, fd, raw, sizeof raw) : -1;
+        if (fd >= 0) syscall(SYS_close, fd);
+        if (n != (long)sizeof raw) return -1;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < sizeof raw; i++) {
+        out[2 * i] = hex[raw[i] >> 4];
+        out[2 * i + 1] = hex[raw[i] & 15];
+    }
+    out[2 * sizeof raw] = 0;
+    return 0;
+}
+
+int hp_procfile_user_token(char *out, size_t size)
+{
+    if (!procfile.dir[0] || size < 65) return -1;
+    int dirfd = (int)syscall(SYS_openat, AT_FDCWD, procfile.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd < 0) return -1;
+    struct stat st;
+    int rc = -1;
+    if (syscall(SYS_newfstatat, dirfd, "", &st, AT_EMPTY_PATH) != 0 || st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+        syscall(SYS_close, dirfd);
+        return -1;
+    }
+    for (int tries = 0; tries < 3 && rc < 0; tries++) {
+        int fd = (int)syscall(SYS_openat, dirfd, "token", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0) {
+            /* made by a process that races us: it writes the token at once */
+            struct timespec ms = { 0, 1000000 };
+            for (int i = 0; i < 200 && (rc = read_token(fd, out, size)) == 1; i++)
+                syscall(SYS_nanosleep, &ms, NULL);
+            syscall(SYS_close, fd);
+            if (rc != 0) rc = -1;
+            break;
+        }
+        if (errno != ENOENT) break;
+        char made[65];
+        if (random_token(made) != 0) break;
+        fd = (int)syscall(SYS_openat, dirfd, "token", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            if (errno == EEXIST) continue;        /* another process made it first: read its */
+            break;
+        }
+        hp_platform_write_all(fd, made, 64);
+        /* read back: a file left short (a full disk) would fail every later process */
+        if (read_token(fd, out, size) == 0 && strcmp(out, made) == 0) rc = 0;
+        else syscall(SYS_unlinkat, dirfd, "token", 0);
+        syscall(SYS_close, fd);
+    }
+    syscall(SYS_close, dirfd);
     return rc;
 }
 

@@ -45,6 +45,16 @@ class Tmux:
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True, env=self.env)
 
 
+def console_shows(args, runtime, *patterns):
+    """The console under tmux shows each pattern in turn."""
+    t = Tmux([CONSOLE, *args], {"XDG_RUNTIME_DIR": runtime})
+    try:
+        for pattern in patterns:
+            t.wait(pattern)
+    finally:
+        t.close()
+
+
 def test_console_marks_the_growing_thread_in_its_trend_column():
     port = free_port()
     with Live(args=("leak_trend", "leak", "8"), env={"HOTPATH_METRICS_PORT": str(port),
@@ -128,21 +138,44 @@ def test_console_says_plainly_what_is_wrong():
 
 
 def test_console_lists_and_attaches_by_pid_with_the_auto_token():
-    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "auto"}) as p:
+    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "auto"}) as p:     # the default, said
         env = clean_env({"XDG_RUNTIME_DIR": p.runtime}, preload=False)
         listed = subprocess.run([CONSOLE, "--list"], env=env, capture_output=True, text=True)
         assert listed.returncode == 0
         assert re.search(rf"^{p.pid}\s+{p.port}\s+yes\s+\S*live", listed.stdout, re.M), listed.stdout
         via_run = subprocess.run([RUN, "console", "--list"], env=env, capture_output=True, text=True)
         assert str(p.pid) in via_run.stdout
-        t = Tmux([CONSOLE, "--pid", str(p.pid)], {"XDG_RUNTIME_DIR": p.runtime})
+        console_shows(["--pid", str(p.pid)], p.runtime, rf"pid {p.pid}", r"\bworker\s+\d+")
+        missing = subprocess.run([CONSOLE, "--pid", "999999999"], env=env, capture_output=True, text=True)
+        assert missing.returncode == 1 and "no profiled process 999999999" in missing.stderr
+
+
+def test_console_picks_a_process_by_pid_or_asks_which_one():
+    """`hotpath-run console` connected to whichever process took 6770 first: with several
+    registered it asks (on a terminal) or names them and exits 2; --pid picks one; each with the
+    user's token, read from its file."""
+    with Live() as a, Live(runtime=a.runtime) as b:
+        assert a.token and a.entry["token_required"]
+        env = clean_env({"XDG_RUNTIME_DIR": a.runtime}, preload=False)
+        asked = subprocess.run([CONSOLE], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert asked.returncode == 2 and asked.stdout == "", asked
+        lines = asked.stderr.splitlines()
+        assert len(lines) == 1 and str(a.pid) in lines[0] and str(b.pid) in lines[0] and "--pid" in lines[0], lines
+        for p in (a, b):
+            console_shows(["--pid", str(p.pid)], p.runtime, rf"pid {p.pid}\b", r"\bworker\s+\d+")
+        # on a terminal: a numbered list, and the number typed
+        t = Tmux([CONSOLE], {"XDG_RUNTIME_DIR": a.runtime})
         try:
-            t.wait(rf"pid {p.pid}")
+            screen = t.wait(r"which one\? \[1-2\]")
+            first, second = sorted((a.pid, b.pid))
+            assert re.search(rf"1\)\s+{first}\s+\S*live", screen) and re.search(rf"2\)\s+{second}\s+\S*live", screen), screen
+            t.keys("2", "Enter")
+            t.wait(rf"pid {second}\b")
             t.wait(r"\bworker\s+\d+")
         finally:
             t.close()
-        missing = subprocess.run([CONSOLE, "--pid", "999999999"], env=env, capture_output=True, text=True)
-        assert missing.returncode == 1 and "no profiled process 999999999" in missing.stderr
+        b.stop()
+        console_shows([], a.runtime, rf"pid {a.pid}\b")          # one process left: no question
 
 
 def test_make_install_installs_the_console():

@@ -121,15 +121,17 @@ def test_a_process_start_and_a_fork_child_touch_few_pages():
 
 def test_the_metrics_server_thread_starts_only_in_a_process_that_lasts():
     # a thread costs a start about 1.3 ms of CPU here, and nobody can reach the server of a
-    # process that lives for milliseconds (a compiler's pass, a shell's command): it starts at
-    # the sampler's first pass, 250 ms in; its listener and registry entry are there from the start
+    # process that lives for milliseconds (a compiler's pass, a shell's command): it starts once
+    # the process has lived 1 s (HOTPATH_METRICS_START_MS), or at the sampler's first pass, 250 ms
+    # in, with 0; the program counts its tasks at main and 600 ms in
     counts = {}
     for name, preload, env in (("bare", False, {}), ("default", True, {}),
+                               ("start at once", True, {"HOTPATH_METRICS_START_MS": "0"}),
                                ("server off", True, {"HOTPATH_METRICS_SERVER_OFF": "true"})):
         r = run([target("exit_paths"), "tasks"], fmt="none", preload=preload, env=env)
         assert r.returncode == 0, r.stderr
         counts[name] = [int(n) for n in r.stdout.split(b"tasks ")[1].split()]
-    assert counts == {"bare": [1, 1], "default": [2, 3], "server off": [2, 2]}, counts
+    assert counts == {"bare": [1, 1], "default": [2, 2], "start at once": [2, 3], "server off": [2, 2]}, counts
 
 
 def test_main_thread_pthread_exit_ends_when_the_last_thread_does():

@@ -14,7 +14,9 @@ import time
 import jsonschema
 
 from harness import SCHEMA, VALIDATOR, clean_env, run, target
-from live import Live, curl, free_port, get_json, raw_status, wait_entry
+
+CURL_BIN = shutil.which("curl") or "/usr/bin/curl"
+from live import Live, curl, free_port, get_json, raw_status, read_token, token_file, use_runtime, wait_entry
 
 
 def section_validator(key):
@@ -34,7 +36,7 @@ def wait_for(fn, timeout=5.0):
 
 def test_every_endpoint_serves_its_view_in_the_exit_report_shape():
     with Live() as p:
-        assert p.entry and p.entry["pid"] == p.pid and p.entry["token_required"] is False
+        assert p.entry and p.entry["pid"] == p.pid and p.entry["token_required"] is True   # the user's token
         time.sleep(0.6)                                   # a couple of sampler passes
         status, st = get_json(p.url("/profiler_status"))
         assert status == 200
@@ -116,8 +118,9 @@ def test_metrics_are_valid_prometheus_text():
 
 def test_auth_token_is_required_and_compared():
     with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "s3cret"}) as p:
-        assert p.entry["token_required"] is True and p.entry["token"] is None
-        status, head, body = curl(p.url("/threads"))
+        assert p.entry["token_required"] is True and "token" not in p.entry
+        assert not os.path.exists(token_file(p.runtime))     # an explicit token makes no file
+        status, head, body = curl(p.url("/threads"), auth=False)
         assert status == 401 and json.loads(body)["error"] == "token required"
         assert curl(p.url("/threads"), "-H", "Authorization: wrong")[0] == 401
         assert curl(p.url("/threads"), "-H", "Authorization: s3cre")[0] == 401
@@ -125,15 +128,144 @@ def test_auth_token_is_required_and_compared():
         assert curl(p.url("/metrics"), "-H", "Authorization: Bearer s3cret")[0] == 200
 
 
-def test_auth_token_auto_lives_only_in_the_private_registry_file():
-    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "auto"}) as p:
-        token = p.entry["token"]
-        assert p.entry["token_required"] is True and len(token) == 32
-        assert stat.S_IMODE(os.stat(p.registry).st_mode) == 0o700
-        path = os.path.join(p.registry, f"{p.pid}.json")
-        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-        assert curl(p.url("/threads"))[0] == 401
-        assert curl(p.url("/threads"), "-H", f"Authorization: Bearer {token}")[0] == 200
+def test_the_users_token_is_made_once_in_the_private_registry_directory():
+    """By default (auto) every process of a user asks for one token, the registry directory's
+    `token` file (0600, the directory 0700), made by the first and read by the others; the
+    registry entries say a token is needed but do not hold it."""
+    with Live() as a, Live(runtime=a.runtime) as b:
+        token = read_token(a.runtime)
+        assert token and len(token) == 64 and int(token, 16) >= 0, token
+        assert a.entry["token_required"] is True and "token" not in a.entry
+        assert stat.S_IMODE(os.stat(a.registry).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(token_file(a.runtime)).st_mode) == 0o600
+        for path in (f"{a.pid}.json", f"{b.pid}.json"):
+            assert stat.S_IMODE(os.stat(os.path.join(a.registry, path)).st_mode) == 0o600
+            assert token not in open(os.path.join(a.registry, path)).read()
+        for p in (a, b):
+            assert curl(p.url("/threads"), auth=False)[0] == 401
+            status, head, body = curl(p.url("/report"), auth=False)
+            assert status == 401 and json.loads(body)["error"] == "token required"
+            assert 'WWW-Authenticate: Basic realm="hotpath"' in head
+            assert curl(p.url("/threads"), "-H", f"Authorization: Bearer {token}")[0] == 200
+            assert curl(p.url("/threads"), "-H", f"Authorization: {token}")[0] == 200     # as before
+            # URL credentials: Basic, the token as the password of any user
+            port = p.port
+            assert curl(f"http://anyone:{token}@127.0.0.1:{port}/threads")[0] == 200
+            assert curl(f"http://127.0.0.1:{port}/threads", "-u", f":{token}")[0] == 200
+            # a wrong token, in each form
+            wrong = token[:-1] + ("0" if token[-1] != "0" else "1")
+            for args, url in ((("-H", f"Authorization: Bearer {wrong}"), p.url("/threads")),
+                              (("-H", f"Authorization: {wrong}"), p.url("/threads")),
+                              (("-H", f"Authorization: Bearer {token[:-1]}"), p.url("/threads")),
+                              ((), f"http://anyone:{wrong}@127.0.0.1:{port}/threads"),
+                              ((), f"http://{token}@127.0.0.1:{port}/threads")):   # a user name, no password
+                status, head, body = curl(url, *args)
+                assert status == 401 and json.loads(body)["error"] == "wrong token", (args, url)
+
+
+def test_processes_that_start_together_share_one_token():
+    """The token file is made with O_EXCL: of processes that start their servers at the same
+    moment, one makes it and the others read it."""
+    runtime = use_runtime(tempfile.mkdtemp(prefix="hotpath-rt-"))
+    procs = []
+    try:
+        env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": runtime,
+                         "HOTPATH_METRICS_START_MS": "0"})
+        procs = [subprocess.Popen([target("live"), "30000"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) for _ in range(6)]
+        entries = [wait_entry(runtime, p.pid) for p in procs]
+        assert all(entries), entries
+        token = read_token(runtime)
+        assert token and len(token) == 64
+        for e in entries:
+            url = f"http://127.0.0.1:{e['port']}/profiler_status"
+            assert curl(url, "-H", f"Authorization: Bearer {token}")[0] == 200
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+OTHER_USER = "hotpath-test-other"
+
+
+def other_user():
+    """(uid, gid) of a second local user, a system user made for the test when there is none."""
+    import pwd
+    try:
+        pw = pwd.getpwnam(OTHER_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        OTHER_USER], check=True, capture_output=True)
+        pw = pwd.getpwnam(OTHER_USER)
+    return pw.pw_uid, pw.pw_gid
+
+
+def as_other(uid, gid, cmd):
+    return subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", *cmd],
+                          capture_output=True, timeout=30, env=clean_env(preload=False))
+
+
+def test_another_local_user_gets_401_and_cannot_read_the_token():
+    """Any local user could read a profiled process's command line and file paths from /report:
+    now the server asks for the user's token, which only that user can read."""
+    assert os.getuid() == 0, "the tests run as root, to be a second user"
+    uid, gid = other_user()
+    # the registry in a directory the other user may pass through, as /run/user/UID and /tmp are
+    parent = tempfile.mkdtemp(prefix="hotpath-rt-")
+    os.chmod(parent, 0o755)
+    with Live(runtime=parent) as p:
+        token = read_token(parent)
+        assert token
+        url = p.url("/report")
+        for cmd in ([CURL_BIN, "-s", "-o", "/dev/null", "-w", "%{http_code}", url],
+                    [CURL_BIN, "-s", "-o", "/dev/null", "-w", "%{http_code}", f"http://u:guess@127.0.0.1:{p.port}/report"]):
+            r = as_other(uid, gid, cmd)
+            assert r.stdout == b"401", (cmd, r.stdout, r.stderr)
+        r = as_other(uid, gid, ["cat", token_file(parent)])
+        assert r.returncode != 0 and token.encode() not in r.stdout, r
+        r = as_other(uid, gid, ["ls", p.registry])
+        assert r.returncode != 0 and b"token" not in r.stdout, r
+        # with the token (which this user has) it answers the other user too: the token is the key
+        r = as_other(uid, gid, [CURL_BIN, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                                f"Authorization: Bearer {token}", url])
+        assert r.stdout == b"200", r
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_no_token_with_none():
+    """HOTPATH_METRICS_AUTH_TOKEN=none: no token, as on a trusted host; no token file is made."""
+    with Live(env={"HOTPATH_METRICS_AUTH_TOKEN": "none"}) as p:
+        assert p.entry["token_required"] is False
+        assert curl(p.url("/threads"), auth=False)[0] == 200
+        assert not os.path.exists(token_file(p.runtime))
+
+
+def test_a_token_file_not_the_users_own_keeps_the_server_off():
+    """A token file another user could read (or a link to one) is no secret: no server, one line."""
+    for how in ("mode", "symlink"):
+        runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+        try:
+            os.mkdir(os.path.join(runtime, "hotpath"), 0o700)
+            if how == "mode":
+                with open(token_file(runtime), "w") as f:
+                    f.write("a" * 64)
+                os.chmod(token_file(runtime), 0o644)
+            else:
+                with open(os.path.join(runtime, "elsewhere"), "w") as f:
+                    f.write("a" * 64)
+                os.chmod(os.path.join(runtime, "elsewhere"), 0o600)
+                os.symlink(os.path.join(runtime, "elsewhere"), token_file(runtime))
+            with Live(runtime=runtime, served=False) as p:
+                assert p.entry is None
+                err = p.stop()
+            lines = [l for l in err.decode().splitlines() if l.startswith("hotpath:")]
+            assert len(lines) == 1 and "metrics server is off" in lines[0], (how, err)
+        finally:
+            shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_bad_token_refused_at_start_with_one_line_and_no_server():
@@ -142,6 +274,59 @@ def test_bad_token_refused_at_start_with_one_line_and_no_server():
         err = p.stop()
     lines = [l for l in err.decode().splitlines() if l.startswith("hotpath:")]
     assert len(lines) == 1 and "HOTPATH_METRICS_AUTH_TOKEN" in lines[0] and "has space" not in lines[0]
+
+
+SOCKETS_AT_50_MS = """
+import os, sys, time
+time.sleep(0.05)
+fds = []
+for f in os.listdir("/proc/self/fd"):
+    try:
+        fds.append(os.readlink(f"/proc/self/fd/{f}"))
+    except OSError:                # listdir's own
+        pass
+entry = os.path.join(os.environ["XDG_RUNTIME_DIR"], "hotpath", f"{os.getpid()}.json")
+print(sum(f.startswith("socket:") for f in fds), os.path.exists(entry))
+"""
+
+
+def test_a_short_lived_process_opens_no_port_and_writes_no_registry_entry():
+    """Every `sleep` in a `bash -c` listened on a port of its own: the server now starts once a
+    process has lived HOTPATH_METRICS_START_MS (1 s), and a 50 ms child makes nothing, not even
+    the token; with 0 it starts at the sampler's first pass as before (a millisecond in here)."""
+    for start_ms, expect in ((None, "0 False"), ("0", "1 True")):
+        runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+        try:
+            env = {"XDG_RUNTIME_DIR": runtime, "HOTPATH_THREADS_INTERVAL_MS": "1"}
+            if start_ms is not None:
+                env["HOTPATH_METRICS_START_MS"] = start_ms
+            r = run([sys.executable, "-c", SOCKETS_AT_50_MS], env=env, fmt="none")
+            assert r.returncode == 0, r.stderr
+            assert r.stdout.decode().strip() == expect, (start_ms, r.stdout, r.stderr)
+            registry = os.path.join(runtime, "hotpath")
+            made = os.listdir(registry) if os.path.isdir(registry) else []
+            assert made == ([] if start_ms is None else ["token"]), made
+        finally:
+            shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_the_server_starts_once_the_process_has_lived_its_start_ms():
+    for start_ms, low, high in ((None, 0.95, 2.5), ("0", 0.0, 0.6), ("2000", 1.95, 3.5)):
+        runtime = use_runtime(tempfile.mkdtemp(prefix="hotpath-rt-"))
+        env = {"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": runtime}
+        if start_ms is not None:
+            env["HOTPATH_METRICS_START_MS"] = start_ms
+        began = time.monotonic()
+        p = subprocess.Popen([target("live"), "30000"], env=clean_env(env), stdout=subprocess.DEVNULL)
+        try:
+            entry = wait_entry(runtime, p.pid, 6.0)
+            took = time.monotonic() - began
+            assert entry and low <= took <= high, (start_ms, took)
+            assert get_json(f"http://127.0.0.1:{entry['port']}/profiler_status")[1]["pid"] == p.pid
+        finally:
+            p.kill()
+            p.wait()
+            shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_server_off():
@@ -179,7 +364,7 @@ def test_busy_port_explicit_says_so_default_is_silent():
 
 
 def test_registry_file_removed_at_exit_and_stale_ones_cleaned():
-    with Live(("live", "300")) as p:
+    with Live(("live", "300"), env={"HOTPATH_METRICS_START_MS": "0"}) as p:   # registers, then ends
         path = os.path.join(p.registry, f"{p.pid}.json")
         assert os.path.exists(path)
         stale = os.path.join(p.registry, "999999999.json")
@@ -199,11 +384,12 @@ def test_every_way_of_ending_leaves_the_registry():
     try:
         for mode in ("return", "_exit", "_Exit", "segv", "forks"):
             # a pass a millisecond: each registers at its first pass, before it ends
-            r = run([target("exit_paths"), mode], env={"XDG_RUNTIME_DIR": runtime, "HOTPATH_THREADS_INTERVAL_MS": "1"},
+            r = run([target("exit_paths"), mode], env={"XDG_RUNTIME_DIR": runtime, "HOTPATH_THREADS_INTERVAL_MS": "1",
+                                                       "HOTPATH_METRICS_START_MS": "0"},
                     fmt="none")
             assert r.returncode != 127, r.stderr
             registry = os.path.join(runtime, "hotpath")
-            left = os.listdir(registry) if os.path.exists(registry) else []
+            left = [n for n in os.listdir(registry) if n != "token"] if os.path.exists(registry) else []
             assert left == [], (mode, left)
         # killed from outside while registered: the entry is there, then gone
         env = clean_env({"XDG_RUNTIME_DIR": runtime, "HOTPATH_OUTPUT_FORMAT": "none"})
@@ -211,7 +397,7 @@ def test_every_way_of_ending_leaves_the_registry():
         assert wait_entry(runtime, p.pid, 5.0), "never registered"
         p.terminate()
         assert p.wait(10) == -signal.SIGTERM
-        assert os.listdir(os.path.join(runtime, "hotpath")) == []
+        assert os.listdir(os.path.join(runtime, "hotpath")) == ["token"]      # the user's, kept
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
 
@@ -220,7 +406,7 @@ def test_a_daemon_moves_to_the_configured_port_once_its_parent_has_exited():
     """A daemon's child found the port busy at its fork (its parent held it) and stayed on an
     ephemeral one after the parent exited: `curl 127.0.0.1:6770` found nothing."""
     port = free_port()
-    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    runtime = use_runtime(tempfile.mkdtemp(prefix="hotpath-rt-"))
     try:
         env = clean_env({"XDG_RUNTIME_DIR": runtime, "HOTPATH_OUTPUT_FORMAT": "none",
                          "HOTPATH_METRICS_PORT": str(port)})
@@ -429,6 +615,8 @@ def test_real_prometheus_scrapes_two_profiled_processes_via_file_sd():
     from live import free_port
     prometheus = shutil.which("prometheus")
     assert prometheus, "the prometheus package is not installed (scripts/install-deps.sh)"
+    # scraped with the user's token (authorization.credentials_file, as README says); a job
+    # without it is refused (up == 0)
     with Live() as a, Live(runtime=a.runtime) as b, tempfile.TemporaryDirectory() as d:
         targets = subprocess.run([RUN, "prometheus-targets"], capture_output=True, check=True,
                                  env=clean_env({"XDG_RUNTIME_DIR": a.runtime}, preload=False)).stdout
@@ -439,6 +627,9 @@ def test_real_prometheus_scrapes_two_profiled_processes_via_file_sd():
         with open(os.path.join(d, "prometheus.yml"), "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                     "scrape_configs:\n  - job_name: hotpath\n    file_sd_configs:\n"
+                    f"      - files: ['{d}/targets.json']\n"
+                    f"    authorization:\n      credentials_file: {token_file(a.runtime)}\n"
+                    "  - job_name: no-token\n    file_sd_configs:\n"
                     f"      - files: ['{d}/targets.json']\n")
         port = free_port()
         server = subprocess.Popen([prometheus, f"--config.file={d}/prometheus.yml",
@@ -456,6 +647,14 @@ def test_real_prometheus_scrapes_two_profiled_processes_via_file_sd():
                 found = {int(r["metric"]["pid"]) for r in answer["data"]["result"]}
                 return found if found == {a.pid, b.pid} else None
             assert wait_for(both, 40) == {a.pid, b.pid}
+            want = {("hotpath", a.pid): "1", ("hotpath", b.pid): "1",
+                    ("no-token", a.pid): "0", ("no-token", b.pid): "0"}
+
+            def up():
+                query = urllib.parse.quote("up")
+                answer = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/query?query={query}", timeout=5))
+                return {(r["metric"]["job"], int(r["metric"]["pid"])): r["value"][1] for r in answer["data"]["result"]}
+            assert wait_for(lambda: up() == want, 20), up()
         finally:
             server.terminate()
             server.wait(20)
@@ -495,6 +694,7 @@ def test_scrapes_leave_the_programs_figures_alone():
 def test_exec_into_an_unprofiled_image_leaves_the_registry():
     import tempfile
     with tempfile.TemporaryDirectory() as runtime:
+        use_runtime(runtime)
         env = clean_env({"HOTPATH_OUTPUT_FORMAT": "none", "XDG_RUNTIME_DIR": runtime,
                          "HOTPATH_NO_CHILDREN": "true"})
         # the shell is profiled, registers, then execs sleep without the library
@@ -523,3 +723,27 @@ def test_exec_into_an_unprofiled_image_leaves_the_registry():
             p.kill()
             p.wait()
             p.stdout.close()
+
+
+def test_prometheus_targets_help_says_how_to_scrape_with_the_token():
+    from harness import RUN
+    runtime = tempfile.mkdtemp(prefix="hotpath-rt-")
+    try:
+        r = subprocess.run([RUN, "prometheus-targets", "--help"], capture_output=True, text=True,
+                           env=clean_env({"XDG_RUNTIME_DIR": runtime}, preload=False))
+        assert r.returncode == 0, r.stderr
+        assert f"credentials_file: {runtime}/hotpath/token" in r.stdout and "authorization:" in r.stdout, r.stdout
+        listed = subprocess.run([RUN, "prometheus-targets"], capture_output=True, text=True,
+                                env=clean_env({"XDG_RUNTIME_DIR": runtime}, preload=False))
+        assert json.loads(listed.stdout) == []                   # still the JSON, without --help
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_fork_child_made_before_the_server_starts_keeps_its_stdin():
+    """A fork child closed its copies of the parent's client sockets, and before the server had
+    started those were descriptor 0 eight times over: a subshell in the first 250 ms (then, with
+    the server's 1 s start, the first second) lost its stdin."""
+    for script in ("( cat )", "sleep 0.5; ( cat )"):
+        r = run(["bash", "-c", script], fmt="none", input=b"hello\n")
+        assert r.returncode == 0 and r.stdout == b"hello\n", (script, r.stdout, r.stderr)

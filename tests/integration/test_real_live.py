@@ -12,6 +12,7 @@ import threading
 import time
 import urllib.request
 
+from live import read_token
 from test_real import NGINX_CONF, free_port, io_names, profiled_env, reports_in, stop_master, wait_port
 
 SCRAPE_PATHS = ("/metrics", "/threads", "/profiler_status", "/io")
@@ -37,9 +38,10 @@ def registry_entries(runtime, want, timeout=10):
 class Scraper(threading.Thread):
     """GETs every endpoint of every process every 250 ms until stopped; keeps what it saw."""
 
-    def __init__(self, entries):
+    def __init__(self, entries, runtime):
         super().__init__(daemon=True)
         self.entries = entries
+        self.token = read_token(runtime)          # the user's, as Prometheus's credentials_file
         self.stopping = threading.Event()
         self.ok = {pid: 0 for pid in entries}
         self.failures = []
@@ -47,7 +49,8 @@ class Scraper(threading.Thread):
 
     def get(self, pid, path):
         url = f"http://127.0.0.1:{self.entries[pid]['port']}{path}"
-        with urllib.request.urlopen(url, timeout=5) as r:
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token}"} if self.token else {})
+        with urllib.request.urlopen(request, timeout=5) as r:
             body = r.read()
             if r.status != 200:
                 raise AssertionError(f"{url}: {r.status}")
@@ -102,7 +105,7 @@ def test_nginx_workers_live_under_load():
             entries = registry_entries(runtime, 3)
             assert master.pid in entries and len(entries) == 3, entries   # master and both workers
             assert len({e["port"] for e in entries.values()}) == 3, entries
-            scraper = Scraper(entries)
+            scraper = Scraper(entries, runtime)
             scraper.start()
             load = subprocess.run(["wrk", "-t2", "-c8", "-d3s", f"http://127.0.0.1:{port}/index.html"],
                                   capture_output=True, timeout=60, text=True)
@@ -149,7 +152,7 @@ def test_redis_live_under_load():
             wait_port(port)
             entries = registry_entries(runtime, 1)
             assert list(entries) == [server.pid], entries
-            scraper = Scraper(entries)
+            scraper = Scraper(entries, runtime)
             scraper.start()
             bench = subprocess.run(["redis-benchmark", "-p", str(port), "-q", "-n", "40000", "-c", "8",
                                     "-t", "set,get,incr"], capture_output=True, timeout=120, text=True)

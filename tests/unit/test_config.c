@@ -425,16 +425,20 @@ START_TEST(live_view_settings)
     ck_assert_uint_eq(cfg.metrics_port, 6770);
     ck_assert_int_eq(cfg.metrics_port_set, 0);
     ck_assert_str_eq(cfg.auth_token, "");
-    ck_assert_int_eq(cfg.auth_auto, 0);
+    ck_assert_int_eq(cfg.auth_auto, 1);                 /* the user's token by default */
     ck_assert_int_eq(cfg.auth_bad, 0);
+    ck_assert_uint_eq(cfg.metrics_start_ms, 1000);
     ck_assert_uint_eq(cfg.tui_refresh_ms, 500);
     reset();
     set("HOTPATH_METRICS_SERVER_OFF", "true");
     set("HOTPATH_METRICS_PORT", "9100");
     set("HOTPATH_METRICS_AUTH_TOKEN", "s3cret-Token");
     set("HOTPATH_TUI_REFRESH_INTERVAL_MS", "100");
+    set("HOTPATH_METRICS_START_MS", "0");
     parse();
     assert_no_warnings();
+    ck_assert_uint_eq(cfg.metrics_start_ms, 0);
+    ck_assert_int_eq(cfg.auth_auto, 0);
     ck_assert_int_eq(cfg.server_off, 1);
     ck_assert_uint_eq(cfg.metrics_port, 9100);
     ck_assert_int_eq(cfg.metrics_port_set, 1);
@@ -446,6 +450,13 @@ START_TEST(live_view_settings)
     assert_no_warnings();
     ck_assert_int_eq(cfg.auth_auto, 1);
     ck_assert_str_eq(cfg.auth_token, "");
+    reset();
+    set("HOTPATH_METRICS_AUTH_TOKEN", "none");         /* no token: a trusted host */
+    parse();
+    assert_no_warnings();
+    ck_assert_int_eq(cfg.auth_auto, 0);
+    ck_assert_int_eq(cfg.auth_bad, 0);
+    ck_assert_str_eq(cfg.auth_token, "");
     /* bad values: one line each, defaults kept */
     static const char *const bad_tokens[] = { "has space", "tab\there", "nl\n", "del\x7f" };
     for (unsigned i = 0; i < sizeof bad_tokens / sizeof *bad_tokens; i++) {
@@ -456,6 +467,7 @@ START_TEST(live_view_settings)
         ck_assert_ptr_nonnull(strstr(warnings[0], "HOTPATH_METRICS_AUTH_TOKEN"));
         ck_assert_ptr_null(strstr(warnings[0], bad_tokens[i]));   /* a secret is never echoed */
         ck_assert_int_eq(cfg.auth_bad, 1);
+        ck_assert_int_eq(cfg.auth_auto, 0);
         ck_assert_str_eq(cfg.auth_token, "");
     }
     static const char *const bad_ports[] = { "0", "65536", "http", "", "-1" };

@@ -52,13 +52,35 @@ START_TEST(authorization)
     ck_assert_int_eq(req.has_auth, 1);
     ck_assert_str_eq(req.auth, "Bearer abc");
     ck_assert_int_eq(hp_http_authorized(req.auth, "abc"), 1);
-    ck_assert_int_eq(hp_http_authorized("abc", "abc"), 1);
-    ck_assert_int_eq(hp_http_authorized("abd", "abc"), 0);
-    ck_assert_int_eq(hp_http_authorized("ab", "abc"), 0);
-    ck_assert_int_eq(hp_http_authorized("abcd", "abc"), 0);
-    ck_assert_int_eq(hp_http_authorized("", "abc"), 0);
-    ck_assert_int_eq(hp_http_authorized("Bearer ", "abc"), 0);
-    ck_assert_int_eq(hp_http_authorized("anything", ""), 0);
+    /* bare, Bearer with its name in any case, and Basic: the password of any user (base64 of
+     * "u:abc", ":abc", "me:abc"), the first colon ending the user */
+    static const struct { const char *value, *token; int ok; } auth[] = {
+        { "abc", "abc", 1 },
+        { "abd", "abc", 0 },
+        { "ab", "abc", 0 },
+        { "abcd", "abc", 0 },
+        { "", "abc", 0 },
+        { "Bearer ", "abc", 0 },
+        { "anything", "", 0 },
+        { "bearer abc", "abc", 1 },
+        { "BEARER  abc", "abc", 1 },
+        { "Bearerabc", "abc", 0 },
+        { "Basic dTphYmM=", "abc", 1 },
+        { "basic OmFiYw==", "abc", 1 },
+        { "Basic bWU6YWJj", "abc", 1 },
+        { "Basic dTphYmQ=", "abc", 0 }, /* u:abd */
+        { "Basic dTphYg==", "abc", 0 }, /* u:ab */
+        { "Basic dTphYmNk", "abc", 0 }, /* u:abcd */
+        { "Basic YWJj", "abc", 0 }, /* abc: no user, no colon */
+        { "Basic dTphYmM", "abc", 1 }, /* padding left out */
+        { "Basic dTph!mM=", "abc", 0 }, /* not base64 */
+        { "Basic d", "abc", 0 },
+        { "Basic ", "abc", 0 },
+        { "Basic dTphYmM=", "", 0 },
+        { "Basic dTphOmM=", "a:c", 1 },  /* u:a:c */
+    };
+    for (unsigned i = 0; i < sizeof auth / sizeof *auth; i++)
+        ck_assert_msg(hp_http_authorized(auth[i].value, auth[i].token) == auth[i].ok, "%s", auth[i].value);
     /* two Authorization headers are ambiguous */
     ck_assert_int_eq(parse("GET / HTTP/1.1\r\nAuthorization: a\r\nAuthorization: b\r\n\r\n"), -400);
 }
