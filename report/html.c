@@ -27,8 +27,12 @@ static void header(struct hp_buf *out, const struct hp_history_snap *h, int has_
     hp_fmt_duration(dur, hp_now_ns() - hp_report_start_ns());
     hp_fmt_bytes(rss, (int64_t)f.rss_bytes);
     hp_fmt_bytes(peak, (int64_t)f.peak_rss_bytes);
-    hp_buf_puts(out, "<header><h1>hotpath report</h1><dl><dt>command</dt><dd>");
-    hp_html_escape(out, hp_report_command());
+    hp_buf_puts(out, "<header><h1>hotpath report</h1><dl><dt>command</dt><dd id=\"command\">");
+    struct hp_buf line = { 0 };
+    hp_report_command_line(&line);      /* every argument, never cut */
+    if (line.failed) out->failed = 1;
+    hp_html_escape(out, line.data ? line.data : hp_report_command());
+    hp_buf_free(&line);
     hp_buf_printf(out, "</dd><dt>pid</dt><dd id=\"pid\">%d</dd><dt>duration</dt><dd>%s</dd>"
                   "<dt>RSS</dt><dd>%s (peak %s)</dd>", hp_report_pid(), dur, rss, peak);
     if (has_history) {
@@ -54,14 +58,14 @@ static void charts(struct hp_buf *out, const struct hp_history_snap *h)
     hp_buf_puts(out, "<figcaption>RSS of the process</figcaption></figure></div></section>\n");
 }
 
-/* Every section's table on the page, empty: the script fills it from the report (its columns:
- * table_specs). */
+/* Every section's tables on the page, empty: the script fills them from the report (their
+ * columns: table_specs). */
 static void tables(struct hp_buf *out)
 {
     HP_FOR_EACH_SECTION(s)
-        if (s->html_table)
+        for (const struct hp_html_table *const *t = s->html_tables; t && *t; t++)
             hp_buf_printf(out, "<section><h2>%s</h2><table id=\"%s\" class=\"sortable\"></table></section>\n",
-                          s->html_table->title, s->html_table->id);
+                          (*t)->title, (*t)->id);
 }
 
 /* The views that give folded stacks, each drawn as a flame graph when it has samples. */
@@ -72,7 +76,7 @@ static void flame_graphs(struct hp_buf *out)
         struct hp_buf folded = { 0 };
         if (s->folded(&folded) == 0 && folded.len) {
             hp_buf_printf(out, "<section id=\"%s\"><h2>%s flame graph</h2>\n", s->flame_id, s->flame_title);
-            if (hp_flamegraph_svg(out, folded.data, folded.len, s->flame_title) != 0)
+            if (hp_flamegraph_svg(out, folded.data, folded.len, s->flame_title, s->flame_unit) != 0)
                 hp_buf_puts(out, "<p class=\"absent\">No samples to draw.</p>");
             hp_buf_puts(out, "</section>\n");
         }
@@ -101,32 +105,54 @@ static void report_data(struct hp_buf *out)
     hp_buf_free(&json);
 }
 
-/* What the script builds each table from: [{"id", "section" (its key in the report), "rows",
- * "columns": [[title, field, format?], ...]}, ...]. */
+static void string_list(struct hp_json *j, const char *key, const char *const *list, unsigned max)
+{
+    hp_json_array_begin(j, key);
+    for (unsigned i = 0; i < max && list[i]; i++) hp_json_string(j, NULL, list[i]);
+    hp_json_array_end(j);
+}
+
+/* What the script builds each table from (section.h, struct hp_html_table): [{"id", "section"
+ * (its key in the report), "rows", "modes", "when", "mark", "sort": [[field, "desc"|"asc"], ...],
+ * "columns": [[title, field, format, when], ...]}, ...]. */
 static void table_specs(struct hp_buf *out)
 {
     struct hp_buf spec = { 0 };
     struct hp_json j;
     hp_json_init(&j, &spec, 0);
     hp_json_array_begin(&j, NULL);
-    HP_FOR_EACH_SECTION(s) {
-        const struct hp_html_table *t = s->html_table;
-        if (!t) continue;
-        hp_json_object_begin(&j, NULL);
-        hp_json_string(&j, "id", t->id);
-        hp_json_string(&j, "section", s->key);
-        hp_json_string(&j, "rows", t->rows);
-        hp_json_array_begin(&j, "columns");
-        for (unsigned c = 0; c < HP_HTML_COLUMNS && t->columns[c].title; c++) {
-            hp_json_array_begin(&j, NULL);
-            hp_json_string(&j, NULL, t->columns[c].title);
-            hp_json_string(&j, NULL, t->columns[c].field);
-            if (t->columns[c].format) hp_json_string(&j, NULL, t->columns[c].format);
+    HP_FOR_EACH_SECTION(s)
+        for (const struct hp_html_table *const *at = s->html_tables; at && *at; at++) {
+            const struct hp_html_table *t = *at;
+            hp_json_object_begin(&j, NULL);
+            hp_json_string(&j, "id", t->id);
+            hp_json_string(&j, "section", s->key);
+            hp_json_string(&j, "rows", t->rows);
+            string_list(&j, "modes", t->modes, sizeof t->modes / sizeof *t->modes);
+            string_list(&j, "when", t->when, sizeof t->when / sizeof *t->when);
+            if (t->mark) hp_json_string(&j, "mark", t->mark);
+            else hp_json_null(&j, "mark");
+            hp_json_array_begin(&j, "sort");
+            for (unsigned k = 0; k < HP_HTML_KEYS && t->sort[k].field; k++) {
+                hp_json_array_begin(&j, NULL);
+                hp_json_string(&j, NULL, t->sort[k].field);
+                hp_json_string(&j, NULL, t->sort[k].desc ? "desc" : "asc");
+                hp_json_array_end(&j);
+            }
             hp_json_array_end(&j);
+            hp_json_array_begin(&j, "columns");
+            for (unsigned c = 0; c < HP_HTML_COLUMNS && t->columns[c].title; c++) {
+                hp_json_array_begin(&j, NULL);
+                hp_json_string(&j, NULL, t->columns[c].title);
+                hp_json_string(&j, NULL, t->columns[c].field);
+                if (t->columns[c].format) hp_json_string(&j, NULL, t->columns[c].format);
+                else hp_json_null(&j, NULL);
+                if (t->columns[c].when) hp_json_string(&j, NULL, t->columns[c].when);
+                hp_json_array_end(&j);
+            }
+            hp_json_array_end(&j);
+            hp_json_object_end(&j);
         }
-        hp_json_array_end(&j);
-        hp_json_object_end(&j);
-    }
     hp_json_array_end(&j);
     script_json(out, "table-specs", &spec);
     hp_buf_free(&spec);

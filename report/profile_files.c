@@ -14,7 +14,7 @@ void hp_profile_files_write(const struct hp_profile_files *f, int pid, unsigned 
             hp_out_file_write(f->folded_path, f->folded_variable, "folded stacks", pid, image,
                               folded.data ? folded.data : "", folded.len);
         if (f->svg_path[0]) {
-            if (hp_flamegraph_svg(&svg, folded.data ? folded.data : "", folded.len, f->title) != 0) {
+            if (hp_flamegraph_svg(&svg, folded.data ? folded.data : "", folded.len, f->title, f->unit) != 0) {
                 hp_buf_free(&svg);
                 hp_flamegraph_empty_svg(&svg, f->title, f->why_empty);
             }

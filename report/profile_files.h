@@ -4,6 +4,7 @@
 #define HP_PROFILE_FILES_H
 
 #include "buf.h"
+#include "flamegraph.h"
 
 struct hp_profile_files {
     const char *folded_path, *folded_variable;     /* "" = no folded stacks file */
@@ -12,6 +13,7 @@ struct hp_profile_files {
     int off;                                       /* the profile is off: files are written empty */
     const char *title;                             /* the flame graph's */
     const char *why_empty;                         /* what the flame graph says when there is nothing to draw */
+    enum hp_flame_unit unit;                       /* what its counts are */
 };
 
 void hp_profile_files_write(const struct hp_profile_files *f, int pid, unsigned image);

@@ -308,6 +308,17 @@ static int header_text(struct hp_buf *out, const char *s, size_t *used)
     return 1;
 }
 
+void hp_report_command_line(struct hp_buf *out)
+{
+    hp_buf_puts(out, command());
+    for (int i = 1; i < report.argc; i++) {
+        int quoted = !report.argv[i][0] || strchr(report.argv[i], ' ');
+        hp_buf_puts(out, quoted ? " '" : " ");
+        hp_buf_puts(out, report.argv[i]);
+        if (quoted) hp_buf_putc(out, '\'');
+    }
+}
+
 static void header_command(struct hp_buf *out)
 {
     struct hp_buf title = { 0 };

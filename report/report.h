@@ -58,6 +58,9 @@ void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sectio
 /* Who is profiled, for the live views (report/http_server.c). */
 int hp_report_pid(void);
 const char *hp_report_command(void);
+/* The whole command line into out (the HTML page's header): the arguments as the text header
+ * shows them (an argument with a space, or none at all, quoted), never cut. */
+void hp_report_command_line(struct hp_buf *out);
 uint64_t hp_report_start_ns(void);      /* hp_now_ns() at start (or at fork, in a child) */
 /* Take a last sample and write the report where HOTPATH_OUTPUT_PATH says (HOTPATH_RUN_DIR: as
  * PID.IMAGE.json, and PID.IMAGE.txt for the text format, into the run's directory); only the

@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/view.h"
 #include "buf.h"
+#include "flamegraph.h"
 #include "json.h"
 
 struct hp_section {
@@ -25,21 +26,36 @@ struct hp_section {
      * it has none. */
     int (*folded)(struct hp_buf *out);
     const char *flame_id, *flame_title;
+    enum hp_flame_unit flame_unit;      /* what its counts are: samples or bytes */
     /* At a report: the files of its own it writes beside it (folded stacks, SVG), their titles
      * naming the process (its pid and command line); NULL if none. */
     void (*files_write)(int pid, unsigned image, const char *command);
-    /* Its table on the HTML page (report/html.c), NULL if none. */
-    const struct hp_html_table *html_table;
+    /* Its tables on the HTML page (report/html.c), to a NULL; NULL if none. */
+    const struct hp_html_table *const *html_tables;
 };
 
-/* A section's table on the HTML page: the page's script builds it from the report's JSON, one
- * row per element of the section's array `rows`, one cell per column: a row's field (a dotted
- * path for a nested one) shown by the script's format (NULL: as it is; "bytes", "ns", "pct",
- * "secs", "trend", or "growing": a flag that marks its row). */
+/* A table of a section on the HTML page, the same columns, figures and initial order as its text
+ * table: the page's script builds it from the report's JSON, one row per element of the
+ * section's array `rows`, or with `modes` one per mode of each element (rw_locks: its "write" and
+ * "read" objects, each with "mode", its key, and "parent", the element). Only rows with one of
+ * the `when` fields non-zero are shown (none: every row); `mark`, a field that marks its row.
+ * `sort`: the keys of the initial order, the text's (ties keep the JSON's order, which is the
+ * text's where the section's array is sorted).
+ *
+ * A column shows its row's `field` by the script's `format` (NULL: as it is; "bytes", "ns",
+ * "pct", "secs", "rate" (bytes/s), "trend", "dash" (an empty text is `-`), "kind" (with
+ * " (accepted)" where the row's `accepted`), "where" (`file.c:42` from the row's file and line));
+ * `-` where the value is null or its `when` field (`!field`: negated) is zero or false. A field is
+ * a dotted path (`read.bytes`), a sum (`a+b`), or a share in percent (`a%b`, as
+ * hp_share_percent); a path starting with `^` is from the section's object, not the row's. The
+ * script's formats give the strings report/format.c gives for the same values. */
 #define HP_HTML_COLUMNS 16
+#define HP_HTML_KEYS 4
 struct hp_html_table {
     const char *id, *title, *rows;
-    struct { const char *title, *field, *format; } columns[HP_HTML_COLUMNS];   /* to a NULL title */
+    const char *modes[3], *when[4], *mark;                    /* each to a NULL */
+    struct { const char *field; int desc; } sort[HP_HTML_KEYS]; /* to a NULL field */
+    struct { const char *title, *field, *format, *when; } columns[HP_HTML_COLUMNS];   /* to a NULL title */
 };
 
 /* Every view's sections, in report order. */

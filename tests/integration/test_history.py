@@ -185,8 +185,12 @@ def test_html_report_renders_in_headless_chromium():
         assert len(rows) == len(embedded["threads"]["rows"]) + 1            # + the header row
         heads = [a for t, a, parents in dom.found if t == "th" and any(p.get("id") == "mutexes-table" for p in parents)]
         assert heads and all("data-col" in a for a in heads)
-        io_rows = [a for t, a, parents in dom.found if t == "tr" and any(p.get("id") == "io-table" for p in parents)]
-        assert len(io_rows) == len(embedded["io"]["resources"]) + 1
+        for way in ("read", "write"):     # two tables, as the text's io-read and io-write
+            io_rows = [a for t, a, parents in dom.found
+                       if t == "tr" and any(p.get("id") == f"io-{way}-table" for p in parents)]
+            used = [r for r in embedded["io"]["resources"]
+                    if r[way]["op_count"] or r[way]["error_count"] or (way == "write" and r["sync_count"])]
+            assert len(io_rows) == len(used) + 1
         if embedded["functions_cpu"]["samples_count"]:
             assert any(t == "svg" for t, a, parents in dom.found if any(p.get("id") == "flame-cpu" for p in parents))
         os.makedirs(ARTIFACTS, exist_ok=True)

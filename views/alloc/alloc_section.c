@@ -274,6 +274,19 @@ static void alloc_json(const void *snap, struct hp_json *j)
     hp_json_object_end(j);
 }
 
+/* As the text table; the names whole (the text cuts them at HP_FN_SHOWN bytes). */
+static const struct hp_html_table alloc_html = {
+    "functions-alloc-table", "Functions by allocated bytes", "functions",
+    .sort = { { "alloc_bytes", 1 } },
+    .columns = {
+        { "Function", "name", NULL, NULL }, { "Bytes", "alloc_bytes", "bytes", NULL },
+        { "Calls", "alloc_count", NULL, NULL }, { "Live", "live_bytes", "bytes", NULL },
+        { "% Total", "alloc_bytes%^alloc_bytes", "pct", NULL },
+    },
+};
+
+static const struct hp_html_table *const alloc_html_tables[] = { &alloc_html, NULL };
+
 const struct hp_section hp_functions_alloc_section = {
     .key = "functions_alloc",
     .limit = &hp_alloc_settings.limit,
@@ -285,7 +298,9 @@ const struct hp_section hp_functions_alloc_section = {
     .folded = hp_alloc_folded,
     .flame_id = "flame-alloc",
     .flame_title = "Allocations",
+    .flame_unit = HP_FLAME_BYTES,
     .files_write = hp_alloc_files_write,
+    .html_tables = alloc_html_tables,
 };
 
 /* ---- folded stacks (HOTPATH_ALLOC_FOLDED) weighted by estimated bytes, and their flame graph ---- */
@@ -313,7 +328,7 @@ void hp_alloc_files_write(int pid, unsigned image, const char *command)
     const struct hp_profile_files files = {
         hp_alloc_settings.folded, "HOTPATH_ALLOC_FOLDED", hp_alloc_settings.flamegraph, "HOTPATH_ALLOC_FLAMEGRAPH",
         hp_alloc_folded, !hp_alloc_settings.sample_bytes, title,
-        hp_alloc_settings.sample_bytes ? "no samples" : "HOTPATH_ALLOC_SAMPLE_BYTES=0",
+        hp_alloc_settings.sample_bytes ? "no samples" : "HOTPATH_ALLOC_SAMPLE_BYTES=0", HP_FLAME_BYTES,
     };
     hp_profile_files_write(&files, pid, image);
 }

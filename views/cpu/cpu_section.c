@@ -279,6 +279,19 @@ static void cpu_json(const void *snap, struct hp_json *j)
     hp_json_object_end(j);
 }
 
+/* As the text table; the names whole (the text cuts them at HP_FN_SHOWN bytes). */
+static const struct hp_html_table cpu_html = {
+    "functions-cpu-table", "Functions by CPU samples", "functions",
+    .sort = { { "self_count", 1 }, { "total_count", 1 } },
+    .columns = {
+        { "Function", "name", NULL, NULL }, { "Samples", "self_count", NULL, NULL },
+        { "Self %", "self_count%^samples_count", "pct", NULL }, { "Total %", "total_count%^samples_count", "pct", NULL },
+        { "Module", "module", "dash", NULL }, { "Location", "file", "where", NULL },
+    },
+};
+
+static const struct hp_html_table *const cpu_html_tables[] = { &cpu_html, NULL };
+
 const struct hp_section hp_functions_cpu_section = {
     .key = "functions_cpu",
     .limit = &hp_cpu_settings.limit,
@@ -290,7 +303,9 @@ const struct hp_section hp_functions_cpu_section = {
     .folded = hp_cpu_folded,
     .flame_id = "flame-cpu",
     .flame_title = "CPU",
+    .flame_unit = HP_FLAME_SAMPLES,
     .files_write = hp_cpu_files_write,
+    .html_tables = cpu_html_tables,
 };
 
 /* ---- folded stacks (HOTPATH_CPU_FOLDED) and their flame graph: threads merged ---- */
@@ -322,6 +337,7 @@ void hp_cpu_files_write(int pid, unsigned image, const char *command)
     const struct hp_profile_files files = {
         hp_cpu_settings.folded, "HOTPATH_CPU_FOLDED", hp_cpu_settings.flamegraph, "HOTPATH_CPU_FLAMEGRAPH",
         hp_cpu_folded, !hp_cpu_settings.hz, title, v.enabled ? "no samples" : off ? off : "profile off",
+        HP_FLAME_SAMPLES,
     };
     hp_profile_files_write(&files, pid, image);
 }

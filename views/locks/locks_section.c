@@ -590,8 +590,9 @@ static void opt_u64(struct hp_json *j, const char *key, int has, uint64_t v)
 
 static void json_identity(struct hp_json *j, const struct lock_row *r, struct hp_syms *syms)
 {
-    char addr[32];
+    char addr[32], shown[sizeof r->name + 16];
     hp_json_string(j, "name", r->name);
+    hp_json_string(j, "display_name", shown_name(r, shown, sizeof shown));   /* as the text shows it */
     if (r->symbol[0]) hp_json_string(j, "symbol", r->symbol);
     else hp_json_null(j, "symbol");
     if (r->module) hp_json_string(j, "module", r->module);
@@ -796,14 +797,22 @@ static void rw_locks_prometheus(const void *snap, struct hp_buf *out)
     locks_prometheus(snap, out, "rwlock", "rw_lock");
 }
 
+/* As the text tables: their columns, sorted by Wait total (with the waits in progress); every
+ * lock, those that never waited too. */
 static const struct hp_html_table mutexes_html = {
-    "mutexes-table", "Mutexes", "rows", {
-        { "Mutex", "name", NULL }, { "Locks", "locks_count", NULL }, { "Contended", "contended_count", NULL },
-        { "Wait total", "wait_total_ns", "ns" }, { "Wait avg", "wait_avg_ns", "ns" },
-        { "Wait P95", "wait_p95_ns", "ns" }, { "Wait max", "wait_max_ns", "ns" },
-        { "Hold avg", "hold_avg_ns", "ns" }, { "Hold P95", "hold_p95_ns", "ns" }, { "Hold max", "hold_max_ns", "ns" },
+    "mutexes-table", "Mutexes", "rows",
+    .sort = { { "wait_total_ns+waiting_now_ns", 1 } },
+    .columns = {
+        { "Mutex", "display_name", NULL, NULL }, { "Inst", "instances", NULL, "!other" },
+        { "Locks", "locks_count", NULL, NULL }, { "Contended", "contended_count", NULL, NULL },
+        { "Wait avg", "wait_avg_ns", "ns", NULL }, { "Wait P95", "wait_p95_ns", "ns", NULL },
+        { "Wait max", "wait_max_ns", "ns", NULL }, { "Hold avg", "hold_avg_ns", "ns", NULL },
+        { "Hold P95", "hold_p95_ns", "ns", NULL }, { "Hold max", "hold_max_ns", "ns", NULL },
+        { "Wait total", "wait_total_ns+waiting_now_ns", "ns", NULL },
     },
 };
+
+static const struct hp_html_table *const mutexes_html_tables[] = { &mutexes_html, NULL };
 
 const struct hp_section hp_mutexes_section = {
     .key = "mutexes",
@@ -814,17 +823,25 @@ const struct hp_section hp_mutexes_section = {
     .table = mutexes_table,
     .json = mutexes_json,
     .prometheus = mutexes_prometheus,
-    .html_table = &mutexes_html,
+    .html_tables = mutexes_html_tables,
 };
 
+/* A row per lock and mode it was taken in (write, then read), sorted by the lock's Wait total. */
 static const struct hp_html_table rw_locks_html = {
-    "rw-locks-table", "Read-write locks", "rows", {
-        { "RwLock", "name", NULL }, { "Wait total", "wait_total_ns", "ns" },
-        { "Read locks", "read.locks_count", NULL }, { "Read contended", "read.contended_count", NULL },
-        { "Read wait max", "read.wait_max_ns", "ns" }, { "Write locks", "write.locks_count", NULL },
-        { "Write contended", "write.contended_count", NULL }, { "Write wait max", "write.wait_max_ns", "ns" },
+    "rw-locks-table", "Read-write locks", "rows", .modes = { "write", "read" },
+    .when = { "locks_count", "contended_count", "timeouts_count", "waiting_now_count" },
+    .sort = { { "parent.wait_total_ns", 1 } },
+    .columns = {
+        { "RwLock", "parent.display_name", NULL, NULL }, { "Mode", "mode", NULL, NULL },
+        { "Inst", "parent.instances", NULL, "!parent.other" }, { "Locks", "locks_count", NULL, NULL },
+        { "Contended", "contended_count", NULL, NULL }, { "Wait avg", "wait_avg_ns", "ns", NULL },
+        { "Wait P95", "wait_p95_ns", "ns", NULL }, { "Wait max", "wait_max_ns", "ns", NULL },
+        { "Hold avg", "hold_avg_ns", "ns", NULL }, { "Hold P95", "hold_p95_ns", "ns", NULL },
+        { "Hold max", "hold_max_ns", "ns", NULL }, { "Wait total", "wait_total_ns+waiting_now_ns", "ns", NULL },
     },
 };
+
+static const struct hp_html_table *const rw_locks_html_tables[] = { &rw_locks_html, NULL };
 
 const struct hp_section hp_rw_locks_section = {
     .key = "rw_locks",
@@ -835,5 +852,5 @@ const struct hp_section hp_rw_locks_section = {
     .table = rw_locks_table,
     .json = rw_locks_json,
     .prometheus = rw_locks_prometheus,
-    .html_table = &rw_locks_html,
+    .html_tables = rw_locks_html_tables,
 };

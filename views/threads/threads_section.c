@@ -248,9 +248,10 @@ static void threads_json(const void *snap, struct hp_json *j)
         hp_json_i64(j, "os_tid", r->tid);
         hp_json_string(j, "name", r->name);
         hp_json_string(j, "status", r->status);
-        if (r->has_pct) hp_json_fixed(j, "cpu_percent", r->cpu_pct, 2);
+        /* 6 places: the HTML page rounds them to the text's one place as the text does */
+        if (r->has_pct) hp_json_fixed(j, "cpu_percent", r->cpu_pct, 6);
         else hp_json_null(j, "cpu_percent");
-        if (r->has_max) hp_json_fixed(j, "max_cpu_percent", r->max_pct, 2);
+        if (r->has_max) hp_json_fixed(j, "max_cpu_percent", r->max_pct, 6);
         else hp_json_null(j, "max_cpu_percent");
         hp_json_u64(j, "cpu_user_ns", r->user_ns);
         hp_json_u64(j, "cpu_sys_ns", r->sys_ns);
@@ -330,15 +331,21 @@ static void threads_prometheus(const void *snap, struct hp_buf *out)
     hp_buf_free(&l);
 }
 
+/* As the text table: its columns, sorted by Alloc, then Max% (none last); a growing thread's row
+ * marked. */
 static const struct hp_html_table threads_html = {
-    "threads-table", "Threads", "rows", {
-        { "Thread", "name", NULL }, { "TID", "os_tid", NULL }, { "Status", "status", NULL },
-        { "CPU%", "cpu_percent", "pct" }, { "Max%", "max_cpu_percent", "pct" },
-        { "CPU Total", "cpu_total_ns", "secs" }, { "Alloc", "alloc_bytes", "bytes" },
-        { "Dealloc", "dealloc_bytes", "bytes" }, { "Diff", "diff_bytes", "bytes" },
-        { "Trend", "diff_trend_bytes_per_min", "trend" }, { "Growing", "diff_growing", "growing" },
+    "threads-table", "Threads", "rows", .mark = "diff_growing",
+    .sort = { { "alloc_bytes", 1 }, { "max_cpu_percent", 1 } },
+    .columns = {
+        { "Thread", "name", NULL, NULL }, { "Status", "status", NULL, NULL },
+        { "CPU%", "cpu_percent", "pct", NULL }, { "Max%", "max_cpu_percent", "pct", NULL },
+        { "CPU User", "cpu_user_ns", "secs", NULL }, { "CPU Sys", "cpu_sys_ns", "secs", NULL },
+        { "CPU Total", "cpu_total_ns", "secs", NULL }, { "Alloc", "alloc_bytes", "bytes", NULL },
+        { "Dealloc", "dealloc_bytes", "bytes", NULL }, { "Diff", "diff_bytes", "bytes", NULL },
     },
 };
+
+static const struct hp_html_table *const threads_html_tables[] = { &threads_html, NULL };
 
 const struct hp_section hp_threads_section = {
     .key = "threads",
@@ -349,5 +356,5 @@ const struct hp_section hp_threads_section = {
     .table = threads_table,
     .json = threads_json,
     .prometheus = threads_prometheus,
-    .html_table = &threads_html,
+    .html_tables = threads_html_tables,
 };
