@@ -185,8 +185,10 @@ def test_sigterm_sent_to_the_launcher_reaches_the_program_which_writes_its_repor
 
 
 def interrupted(cmd):
-    """cmd (prints a line, then sleeps) sent SIGINT with kill() once it printed."""
-    p = subprocess.Popen(cmd, env=clean_env(preload=False), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    """cmd (prints a line, then sleeps) sent SIGINT with kill() once it printed. It starts with
+    SIGINT at its default action: a test worker may ignore SIGINT, and a child inherits that."""
+    p = subprocess.Popen(cmd, env=clean_env(preload=False), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     p.stdout.readline()
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
