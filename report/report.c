@@ -520,26 +520,40 @@ void hp_report_hold_outputs(void)
     for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) hp_out_file_hold(path);
 }
 
+static int run_dir_output(void)
+{
+    return !hp_config.output_path[0] && hp_config.run_dir[0];
+}
+
 /* HOTPATH_CHECKPOINT_S: the report so far replaces the file atomically (a temporary file, then
  * rename), so a process killed with SIGKILL or by the OOM killer leaves its last picture. */
+/* The file at path replaced by the rendered report as one step (a temporary file, then rename):
+ * a reader never sees it half written. 0, or -1 when it could not be made. */
+static int replace_file(const char *path, const struct hp_buf *out)
+{
+    char tmp[HP_OUTPUT_PATH_MAX + 48];
+    if (!out->data || out->failed) return -1;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    hp_platform_unlink(tmp);
+    int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+    if (fd < 0) return -1;
+    hp_platform_write_all(fd, out->data, out->len);
+    hp_platform_close(fd);
+    if (hp_platform_rename(tmp, path) == 0) return 0;
+    hp_platform_unlink(tmp);
+    return -1;
+}
+
 void hp_report_checkpoint(void)
 {
     if (atomic_load(&report.written)) return;
-    char path[HP_OUTPUT_PATH_MAX + 32], tmp[HP_OUTPUT_PATH_MAX + 48];
+    char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
     for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) {
         if (!path[0]) continue;           /* stderr: only the final report */
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         struct hp_buf out = { 0 };
         hp_report_render(&out, format, hp_report_settings.sections);
-        hp_platform_unlink(tmp);
-        int fd = hp_platform_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-        if (fd >= 0) {
-            if (out.data && !out.failed) hp_platform_write_all(fd, out.data, out.len);
-            hp_platform_close(fd);
-            if (out.data && !out.failed) hp_platform_rename(tmp, path);
-            else hp_platform_unlink(tmp);
-        }
+        replace_file(path, &out);
         hp_buf_free(&out);
     }
 }
@@ -562,6 +576,12 @@ void hp_report_write_final(void)
         struct hp_buf out = { 0 };
         if (quick && format == HP_FORMAT_TABLE) render_exec_line(&out);
         else hp_report_render(&out, format, hp_report_settings.sections);
+        /* in a run's directory, whole or not at all (a file held across a change of
+         * credentials is written in place) */
+        if (path[0] && run_dir_output() && replace_file(path, &out) == 0) {
+            hp_buf_free(&out);
+            continue;
+        }
         int fd = path[0] ? open_file(path) : -1;
         int to = fd >= 0 ? fd : stderr_fd();
         if (out.data) hp_platform_write_all(to, out.data, out.len);
