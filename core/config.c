@@ -133,14 +133,6 @@ const struct hp_settings_table hp_config_settings = {
     rows, sizeof rows / sizeof *rows, &hp_config,
 };
 
-void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn)
-{
-    struct hp_settings_pass pass = { .get = get, .warn = warn };
-    struct hp_settings_table t = hp_config_settings;
-    t.base = c;
-    hp_settings_parse(&pass, &t);
-}
-
 /* Without %n, an image after an exec would write over the file of the one before it (same pid):
  * ".N" goes before the last component's extension instead (r-42.json, r-42.1.json). */
 static int add_image(char *out, unsigned n, unsigned image, unsigned out_size)

@@ -43,8 +43,6 @@ struct hp_config {
 /* The core's table, filling hp_config. */
 extern const struct hp_settings_table hp_config_settings;
 
-/* Parse the core's table alone into c (a pass of its own). */
-void hp_config_parse(struct hp_config *c, hp_getenv_fn get, hp_warn_fn warn);
 /* Expand %p (pid), %n (process image number) and %% in an output path; 0, or -1 if too long.
  * A path without %n gets ".N" before its extension for images after the first (N > 0). */
 int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsigned out_size);

@@ -79,12 +79,14 @@ static int parse_number(const struct hp_setting *r, const char *s, void *value)
     }
 }
 
-void hp_setting_default_text(const struct hp_setting *s, char *out, size_t size)
+/* What a warning says is used instead: the row's def_text, else the value v as its kind writes
+ * it (a number, true or false, a rate; "none" for a path). */
+static void used_text(const struct hp_setting *r, unsigned v, char *out, size_t size)
 {
-    if (s->def_text) snprintf(out, size, "%s", s->def_text);
-    else if (s->kind == HP_SETTING_UINT) snprintf(out, size, "%u", s->def);
-    else if (s->kind == HP_SETTING_BOOL) snprintf(out, size, "%s", s->def ? "true" : "false");
-    else if (s->kind == HP_SETTING_RATE) snprintf(out, size, "%g", s->def ? 1.0 / s->def : 0.0);
+    if (r->def_text) snprintf(out, size, "%s", r->def_text);
+    else if (r->kind == HP_SETTING_UINT) snprintf(out, size, "%u", v);
+    else if (r->kind == HP_SETTING_BOOL) snprintf(out, size, "%s", v ? "true" : "false");
+    else if (r->kind == HP_SETTING_RATE) snprintf(out, size, "%g", v ? 1.0 / v : 0.0);
     else snprintf(out, size, "none");
 }
 
@@ -104,7 +106,7 @@ static void parse_row(struct hp_settings_pass *p, const struct hp_setting *r, vo
     if (r->kind == HP_SETTING_CUSTOM) {
         r->parse(NULL, value, p->warn);
         if (s && r->parse(s, value, p->warn) != 0) {
-            hp_setting_default_text(r, def, sizeof def);
+            used_text(r, r->def, def, sizeof def);
             hp_settings_warn_bad(p->warn, r->name, s, r->expected, def);
         }
         return;
@@ -117,7 +119,7 @@ static void parse_row(struct hp_settings_pass *p, const struct hp_setting *r, vo
             const char *copy = hp_strdup(s);   /* never the environment's: a program may rewrite it */
             *out = copy ? copy : "";
         } else {
-            hp_setting_default_text(r, def, sizeof def);
+            used_text(r, r->def, def, sizeof def);
             hp_settings_warn_bad(p->warn, r->name, s, "a path shorter than 4096 bytes", def);
         }
         return;
@@ -129,10 +131,7 @@ static void parse_row(struct hp_settings_pass *p, const struct hp_setting *r, vo
     if (s && parse_number(r, s, value) == 0) return;
     memcpy(value, &v, sizeof v);
     if (!s) return;
-    if (r->def_text) snprintf(def, sizeof def, "%s", r->def_text);
-    else if (r->kind == HP_SETTING_RATE) snprintf(def, sizeof def, "%g", v ? 1.0 / v : 0.0);
-    else if (r->kind == HP_SETTING_BOOL) snprintf(def, sizeof def, "%s", v ? "true" : "false");
-    else snprintf(def, sizeof def, "%u", v);
+    used_text(r, v, def, sizeof def);
     hp_settings_warn_bad(p->warn, r->name, s, r->expected, def);
 }
 

@@ -70,7 +70,5 @@ int hp_setting_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out
 /* The one warning line of a bad value. */
 void hp_settings_warn_bad(hp_warn_fn warn, const char *var, const char *value, const char *expected,
                           const char *def);
-/* The default as a warning and the docs write it (def_text, else by kind), into out. */
-void hp_setting_default_text(const struct hp_setting *s, char *out, size_t size);
 
 #endif

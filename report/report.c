@@ -487,6 +487,12 @@ static int open_file(const char *path)
     return -1;
 }
 
+/* A run's directory and no HOTPATH_OUTPUT_PATH of the report's own: its files go there. */
+static int run_dir_output(void)
+{
+    return !hp_config.output_path[0] && hp_config.run_dir[0];
+}
+
 /* Where the report goes, in what format: HOTPATH_OUTPUT_PATH (or stderr) in HOTPATH_OUTPUT_FORMAT;
  * with a run directory and no path of its own, PID.IMAGE.json always and PID.IMAGE.txt for the
  * text format (text = 0: not that one). Output i's path (expanded; "" for stderr) into path, and
@@ -495,7 +501,7 @@ static int output(unsigned i, int text, char *path, size_t size, enum hp_format 
 {
     path[0] = 0;
     if (hp_config.format == HP_FORMAT_NONE) return 0;
-    if (!hp_config.output_path[0] && hp_config.run_dir[0]) {
+    if (run_dir_output()) {
         if (i > 1 || (i == 1 && (hp_config.format != HP_FORMAT_TABLE || !text))) return 0;
         *format = i ? HP_FORMAT_TABLE : HP_FORMAT_JSON;
         int n = snprintf(path, size, "%s/%d.%u.%s", hp_config.run_dir, report.pid, report.image,
@@ -518,11 +524,6 @@ void hp_report_hold_outputs(void)
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
     for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) hp_out_file_hold(path);
-}
-
-static int run_dir_output(void)
-{
-    return !hp_config.output_path[0] && hp_config.run_dir[0];
 }
 
 /* HOTPATH_CHECKPOINT_S: the report so far replaces the file atomically (a temporary file, then

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/hash.h"
 #include "core/platform.h"
 #include "core/view.h"
 #include "section.h"
@@ -151,10 +152,9 @@ static void hold_warning(const char *line)
 static int first_in_run(const char *line)
 {
     if (!hp_config.run_dir[0]) return 1;
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)line; *p; p++) h = (h ^ *p) * 1099511628211ULL;
+    uint32_t h = hp_fnv1a(line, strlen(line), HP_FNV_BASIS);
     char path[4200];
-    if (snprintf(path, sizeof path, "%s/.warned-%016llx", hp_config.run_dir, (unsigned long long)h) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/.warned-%08x", hp_config.run_dir, (unsigned)h) >= (int)sizeof path)
         return 1;
     int fd = hp_platform_open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return errno != EEXIST;
