@@ -15,6 +15,7 @@ void hp_free(void *p);
 char *hp_strdup(const char *s);
 void *hp_pages(size_t n);               /* zeroed, page-backed, never freed; NULL on failure */
 void hp_pages_zero(void *p, size_t n);  /* zero (part of) a hp_pages block, page-aligned, without touching it */
-uint64_t hp_memory_in_use(void);        /* bytes held by the profiler now: its heap, and its pages' resident part */
+uint64_t hp_memory_in_use(void);
+const void *hp_memory_code(void);      /* an address in the code of the heap behind hp_alloc (Linux) */        /* bytes held by the profiler now: its heap, and its pages' resident part */
 
 #endif

@@ -42,6 +42,11 @@ void hp_memory_init(void)
                                 (void (*)(void *))f, (size_t (*)(void *))u };
 }
 
+const void *hp_memory_code(void)
+{
+    return (const void *)hp_heap.calloc;
+}
+
 void *hp_heap_map_pages(size_t n)
 {
     /* a raw syscall: the program's mmap may be hooked, and this runs inside malloc hooks */

@@ -35,6 +35,11 @@ int hp_platform_high_floor(void);
 /* Start one of the profiler's own threads: detached, every signal blocked (docs/DESIGN.md rule 10),
  * a small stack. 0 on success. */
 int hp_platform_start_thread(void *(*fn)(void *));
+/* Run fn on a stack of its own (Linux): the final report written on a program thread whose own
+ * stack may be small (a handler's alternate stack, 8 KB in a Rust program). On this stack when
+ * none can be mapped. */
+#define HP_OWN_STACK_BYTES (256 * 1024)
+void hp_platform_on_own_stack(void (*fn)(void));
 /* Write all of a buffer with raw syscalls (EINTR retried); gives up on any other error. */
 void hp_platform_write_all(int fd, const char *p, size_t n);
 /* Move a descriptor the profiler made (or a library it uses made for it) high; keeps it where

@@ -11,9 +11,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "memory.h"
@@ -271,4 +273,24 @@ const char *hp_platform_errno_name(int err)
 {
     const char *name = strerrorname_np(err);
     return name ? name : "error";
+}
+
+/* The stack is mapped with a raw syscall (the mmap hook would count it as the program's) below a
+ * guard page, and given back once fn returns (an exec that failed goes on). */
+void hp_platform_on_own_stack(void (*fn)(void))
+{
+    size_t guard = 4096, len = HP_OWN_STACK_BYTES + guard;
+    long m = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    ucontext_t here, there;
+    if (m == -1 || syscall(SYS_mprotect, (void *)m, guard, PROT_NONE) != 0 || getcontext(&there) != 0) {
+        if (m != -1) syscall(SYS_munmap, (void *)m, len);
+        fn();
+        return;
+    }
+    there.uc_stack.ss_sp = (char *)m + guard;
+    there.uc_stack.ss_size = HP_OWN_STACK_BYTES;
+    there.uc_link = &here;
+    makecontext(&there, fn, 0);
+    if (swapcontext(&here, &there) != 0) fn();
+    syscall(SYS_munmap, (void *)m, len);
 }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "sampler.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -21,6 +22,9 @@
 #include "registry.h"
 #include "sort.h"
 #include "spinlock.h"
+
+/* The sampler thread's start: made at most once per process (once more in a fork child). */
+enum launch { LAUNCH_NONE, LAUNCH_UNDER_WAY, LAUNCH_DONE, LAUNCH_FAILED };
 
 struct reading {
     uint32_t record;
@@ -43,7 +47,9 @@ static struct {
     size_t cap_work;
     char process_comm[16];            /* the process's name, a thread's default */
     _Atomic uint32_t wake_word, done_word;   /* wakes the sampler; says a requested report is written */
-    _Atomic int launched;             /* the sampler thread runs */
+    _Atomic int launch;               /* enum launch: never two */
+    int deferred;                     /* launched at the first safe point past due_ns, not at start */
+    uint64_t origin_ns, due_ns;       /* the start (or fork), and when a deferred launch is due */
     _Atomic int tid;                  /* the sampler thread's id */
     _Atomic int server_tid;           /* the metrics server's thread: hp_sampler_note_server_thread */
     _Atomic int report_requested, report_started;   /* a report asked of the sampler; begun by it */
@@ -321,12 +327,13 @@ static int program_alive(void)
 static void *sampler_main(void *arg)
 {
     (void)arg;
+    atomic_store(&sampler.launch, LAUNCH_DONE);    /* before pthread_create returns, maybe */
     hp_set_self(hp_registry_profiler_state());
     atomic_store(&sampler.tid, hp_platform_gettid());
     hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
-    sampler.late_due_ns = sampler.late_callback ? hp_now_ns() + (uint64_t)sampler.late_ms * 1000000u : 0;
+    sampler.late_due_ns = sampler.late_callback ? sampler.origin_ns + (uint64_t)sampler.late_ms * 1000000u : 0;
     for (;;) {
         uint64_t now = hp_now_ns();
         if (!next_pass) {
@@ -382,20 +389,58 @@ static void *sampler_main(void *arg)
 
 static int launch(void)
 {
-    if (hp_platform_start_thread(sampler_main) != 0) return -1;
-    atomic_store(&sampler.launched, 1);
-    return 0;
+    int expect = LAUNCH_NONE;
+    if (!atomic_compare_exchange_strong(&sampler.launch, &expect, LAUNCH_UNDER_WAY))
+        return expect == LAUNCH_FAILED ? -1 : 0;     /* made, or being made (a handler's caller) */
+    struct hp_thread *t = hp_guard_raise();     /* the pthread_create hook passes it through */
+    int r = hp_platform_start_thread(sampler_main);
+    hp_guard_lower(t);
+    atomic_store(&sampler.launch, r == 0 ? LAUNCH_DONE : LAUNCH_FAILED);
+    return r == 0 ? 0 : -1;
+}
+
+static void set_origin(void)
+{
+    sampler.origin_ns = hp_now_ns();
+    sampler.due_ns = sampler.origin_ns + (uint64_t)HP_SAMPLER_DEFER_MS * 1000000u;
 }
 
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
-                     unsigned late_ms)
+                     unsigned late_ms, int defer)
 {
     sampler.report_callback = report_fn;
     sampler.checkpoint_callback = checkpoint_fn;
     sampler.late_callback = late_fn;
     sampler.late_ms = late_ms;
+    sampler.deferred = defer;
     hp_platform_thread_comm(sampler.process_comm);
-    return launch();
+    set_origin();
+    return defer ? 0 : launch();
+}
+
+int hp_sampler_launch(void)
+{
+    if (atomic_load_explicit(&sampler.launch, memory_order_relaxed) == LAUNCH_DONE) return 0;
+    if (!sampler.report_callback) return -1;    /* the profiler is not running */
+    int saved = errno;
+    int r = launch();
+    errno = saved;
+    return r;
+}
+
+int hp_sampler_running(void)
+{
+    return atomic_load(&sampler.launch) == LAUNCH_DONE;
+}
+
+int hp_sampler_wanted(void)
+{
+    return atomic_load_explicit(&sampler.launch, memory_order_relaxed) == LAUNCH_NONE && sampler.report_callback;
+}
+
+int hp_sampler_launch_due(void)
+{
+    return hp_sampler_wanted() && hp_now_ns() >= sampler.due_ns;
 }
 
 void hp_sampler_restart_in_child(void)
@@ -406,23 +451,27 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&sampler.report_requested, 0);
     atomic_store(&sampler.report_started, 0);
     atomic_store(&sampler.retire_requested, 0);
-    atomic_store(&sampler.launched, 0);
+    atomic_store(&sampler.launch, LAUNCH_NONE);
     atomic_store(&sampler.wake_word, 0);
     atomic_store(&sampler.done_word, 0);
     atomic_store(&sampler.settled, 0);
     sampler.npending = 0;
     hp_history_reset_in_child();
-    launch();
+    set_origin();
+    if (!sampler.deferred) launch();
 }
 
 int hp_sampler_settled(void)
 {
-    return atomic_load(&sampler.settled);
+    /* a deferred sampler may never run: the time it would have taken counts */
+    return atomic_load(&sampler.settled) ||
+           (sampler.deferred && hp_now_ns() - sampler.origin_ns >= (uint64_t)HP_SETTLE_MS * 1000000u);
 }
 
 int hp_sampler_write_report(int start_ms, int finish_ms)
 {
-    if (!atomic_load(&sampler.launched)) return -1;   /* one launched but not yet running will answer */
+    int launch = atomic_load(&sampler.launch);
+    if (launch == LAUNCH_NONE || launch == LAUNCH_FAILED) return -1;   /* one being made will answer */
     if (atomic_load(&sampler.tid) == hp_platform_gettid()) return -1;   /* asked by the sampler */
     atomic_store(&sampler.done_word, 0);           /* a report before a failed exec was one already */
     atomic_store(&sampler.report_started, 0);

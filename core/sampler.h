@@ -15,11 +15,27 @@ struct hp_process_figures {
  * report, checkpoint_fn every HOTPATH_CHECKPOINT_S seconds, and late_fn (may be NULL) once,
  * late_ms after the start (or after a fork), at the first pass (at most HP_SETTLE_MS after it)
  * when late_ms is 0, or sooner: work that a process which ends sooner (a compiler's pass, a
- * shell's command) need not pay for. The sampler wakes for it between its passes. */
+ * shell's command) need not pay for. The sampler wakes for it between its passes.
+ * With defer, the thread is not started yet: a process that ends within milliseconds never pays
+ * for one (its report is written on the thread that ends it). It starts at hp_sampler_launch,
+ * which the hooks call where the program can be seen to outlive that (a second thread, a
+ * listening socket, CPU time past HP_SAMPLER_DEFER_MS). Ditto after a fork. */
 #define HP_SETTLE_MS 250
+#define HP_SAMPLER_DEFER_MS 20
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
-                     unsigned late_ms);
-/* Whether that first pass has run (in a fork child: the child's sampler's). */
+                     unsigned late_ms, int defer);
+/* Start a deferred sampler now, from a point where the program holds no libc lock (a hook of a
+ * function that is not async-signal-safe, or a signal handler that checked the interrupted code
+ * is none of the lock holders', core/lock_holders.h). 0 when it runs. */
+int hp_sampler_launch(void);
+/* Whether the sampler thread runs. */
+int hp_sampler_running(void);
+/* Whether a deferred sampler waits for its start (async-signal-safe, cheap). */
+int hp_sampler_wanted(void);
+/* Whether a deferred sampler is due and not yet started (async-signal-safe, cheap). */
+int hp_sampler_launch_due(void);
+/* Whether that first pass has run (in a fork child: the child's sampler's), or, for a deferred
+ * sampler, the time it would have taken has passed. */
 int hp_sampler_settled(void);
 /* In a fork child: the sampler did not survive; start a new one. */
 void hp_sampler_restart_in_child(void);

@@ -135,6 +135,11 @@ void hp_unwind_stop(void)
     atomic_store(&unw.unwind_off, 1);
 }
 
+const void *hp_unwind_code(void)
+{
+    return (const void *)unw_init_local;
+}
+
 int hp_unwind_helper_code(uintptr_t addr)
 {
     know_ranges();

@@ -38,6 +38,8 @@ extern __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")))
 void hp_unwind_fork_child(void);
 /* Take no more stacks in this process (a fork child whose loader lists may be halfway changed). */
 void hp_unwind_stop(void);
+/* An address in libunwind's code (Linux). */
+const void *hp_unwind_code(void);
 /* addr lies in code of a library the profiler itself uses (libunwind, mimalloc). */
 int hp_unwind_helper_code(uintptr_t addr);
 

@@ -5,6 +5,7 @@
 #include "process.h"
 
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include "core/child_env.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/lines.h"
 #include "core/loader_lock.h"
+#include "core/lock_holders.h"
 #include "core/memory.h"
 #include "core/own_fds.h"
 #include "core/platform.h"
@@ -23,6 +26,7 @@
 #include "core/ticks.h"
 #include "core/symbols.h"
 #include "core/unloaded.h"
+#include "core/unwind.h"
 #include "core/view.h"
 #include "report/http_server.h"
 #include "report/report.h"
@@ -79,15 +83,39 @@ static void final_report(void)
 /* Profiler work on a program thread: the guard keeps the hooks from counting it. The sampler
  * writes the report when it runs: exit and _exit may be called from a signal handler that
  * interrupted malloc on this thread, and the report's libraries (libdw, the demangler) allocate
- * through glibc, whose arena lock that malloc holds. It has 2 s to begin and a minute to end;
- * otherwise (or with no sampler) the report is written here. */
-void hp_report_as_profiler(void)
+ * through glibc, whose arena lock that malloc holds. It has 2 s to begin and finish_ms to end;
+ * past that the report is written here when fallback says so. A deferred sampler that never
+ * started (a process that lived milliseconds) leaves it to this thread, without file:line (libdw)
+ * where the call may come from a signal handler; except where the handler interrupted the
+ * profiler's own work on this thread (its locks and heap may be halfway changed, but the
+ * allocator's lock is not held there): the sampler is started for it then. */
+void hp_report_on_this_thread(int finish_ms, int fallback)
 {
     HP_VIEWS_STEP0(flush);     /* exit, _exit, exec: what this thread kept (a lock wait) */
-    struct hp_thread *t = hp_guard_raise();
+    struct hp_thread *t = hp_self;
+    int in_profiler = t && t->guard;
+    t = hp_guard_raise();
     if (t && atomic_load_explicit(&t->in_iterate, memory_order_relaxed)) hp_loader_walks_off = 1;
-    if (hp_sampler_write_report(FINAL_REPORT_START_MS, FINAL_REPORT_MAX_MS) != 0) final_report();
+    /* the profiler's own work interrupted: the sampler, started now if need be, writes it */
+    if (in_profiler) hp_sampler_launch();
+    if (hp_sampler_write_report(FINAL_REPORT_START_MS, finish_ms) != 0) {
+        if (hp_sampler_running()) {
+            if (fallback) final_report();
+        } else if (in_profiler) {
+            char line[96];
+            snprintf(line, sizeof line, "[hotpath] pid %d ended inside the profiler's own work, which left no thread to write its report", hp_pid);
+            warn_line(line);
+        } else {
+            if (hp_signals_maybe_in_handler()) hp_lines_refuse();
+            hp_platform_on_own_stack(final_report);
+        }
+    }
     hp_guard_lower(t);
+}
+
+void hp_report_as_profiler(void)
+{
+    hp_report_on_this_thread(FINAL_REPORT_MAX_MS, 1);
 }
 
 /* Our own path (children's LD_PRELOAD) and the image number an exec handed over; the variable
@@ -131,6 +159,19 @@ static const struct hp_own_fds own_fds = {
     .yield_port = hp_server_yield_port,
 };
 
+/* Whether the sampler thread may wait for the program to outlive a few milliseconds
+ * (core/sampler.h): it is started by the hooks, and by the CPU profile's samples for a program
+ * that only computes, so not without those samples; nor when a checkpoint or the metrics server
+ * is asked for from the first moment. The hooks' safe points are taken from the modules of the
+ * functions pthread_create needs (core/lock_holders.h). */
+static int sampler_may_wait(void)
+{
+    if (hp_config.checkpoint_s || hp_config.metrics_start_ms == 0 || !hp_signals_cpu_claimed()) return 0;
+    const void *const holders[] = { (const void *)hp_hot.real.malloc, (const void *)hp_hot.real.pthread_create,
+                                    (const void *)&_r_debug, (const void *)hp_resolve, hp_unwind_code(), hp_memory_code() };
+    return hp_lock_holders_note(holders, sizeof holders / sizeof *holders) == 0;
+}
+
 static void start(int argc, char **argv)
 {
     uint64_t start_cpu = hp_self_cpu_ns();
@@ -163,7 +204,8 @@ static void start(int argc, char **argv)
     hp_registry_cpu_before(self, now);
     hp_sampler_note_start_cpu(now - start_cpu);
     hp_server_start();
-    if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch, hp_config.metrics_start_ms) != 0) {
+    if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch, hp_config.metrics_start_ms,
+                         sampler_may_wait()) != 0) {
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
         hp_server_launch();
     }

@@ -18,7 +18,9 @@ extern char **hp_settings;
 /* Choose how usable sizes are read (once, at start). */
 void hp_alloc_init(void);
 
-/* Write the final report from a program thread, with the guard set. */
+/* Write the final report from a program thread, with the guard set: by the sampler when it runs
+ * (at most finish_ms; then on this thread if fallback), else on this thread (bootstrap.c). */
+void hp_report_on_this_thread(int finish_ms, int fallback);
 void hp_report_as_profiler(void);
 
 /* A fork child that has not yet lived to its sampler's first pass: what it does before an exec is
@@ -29,6 +31,11 @@ void hp_fork_handlers_install(void);
 
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
+/* Whether this thread may be inside a signal handler now: a signal is blocked, or the program
+ * installed a handler with SA_NODEFER (which leaves its signal unblocked). */
+int hp_signals_maybe_in_handler(void);
+/* Whether the CPU profile's handler is installed (a deferred sampler's start needs its samples). */
+int hp_signals_cpu_claimed(void);
 /* The signals a view may claim, kept by signals.c (core/view.h). */
 extern const struct hp_view_signals hp_view_signals;
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/view.h"
@@ -21,7 +22,6 @@
 #include "report/report.h"
 #include "process.h"
 
-#define REPORT_START_MS 2000
 #define REPORT_TIMEOUT_MS 2000
 
 /* Ending signals whose default action kills the process: reported first, then the same death.
@@ -39,6 +39,7 @@ static struct {
     int cpu_onstack;                        /* installed with SA_ONSTACK (a Go program's threads) */
     void (*cpu_moved)(int signo), (*cpu_lost)(void);   /* the program took it: moved, or none free */
     _Atomic int cpu_signal;                 /* the signal it is installed for now, 0 none */
+    _Atomic int nodefer;                    /* the program installed a handler with SA_NODEFER */
 } disp = { .lock = HP_SPINLOCK_INIT };
 
 static int is_report_signal(int sig)
@@ -78,14 +79,14 @@ static void set_default(int sig)
 }
 
 /* The report is written by the sampler thread (this handler may have interrupted a thread that
- * holds a libc lock); then the default action runs, so the exit status is the signal's. */
+ * holds a libc lock), or here, without file:line, before the sampler started; then the default
+ * action runs, so the exit status is the signal's. */
 static void on_report_signal(int sig)
 {
     int saved = errno;
     if (getpid() == hp_pid) {
-        HP_VIEWS_STEP0(flush);   /* what this thread kept (a lock wait) */
         hp_report_ending_signal(sig, hp_platform_gettid());
-        hp_sampler_write_report(REPORT_START_MS, REPORT_TIMEOUT_MS);
+        hp_report_on_this_thread(REPORT_TIMEOUT_MS, 0);
     }
     set_default(sig);
     errno = saved;
@@ -217,9 +218,29 @@ static int replace_ours(int sig, const struct sigaction *act)
     return r;
 }
 
+int hp_signals_maybe_in_handler(void)
+{
+    sigset_t now;
+    if (atomic_load(&disp.nodefer) || syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, _NSIG / 8) != 0) return 1;
+    return !sigisemptyset(&now);
+}
+
+int hp_signals_cpu_claimed(void)
+{
+    return atomic_load(&disp.cpu_signal) != 0;
+}
+
+static void note_nodefer(const struct sigaction *act)
+{
+    if (act && (act->sa_flags & SA_NODEFER) &&
+        ((act->sa_flags & SA_SIGINFO) || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN)))
+        atomic_store(&disp.nodefer, 1);
+}
+
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     hp_resolve();
+    note_nodefer(act);
     if (!kept(sig)) return hp_hot.real.sigaction(sig, act, old);
     if (hp_vfork_child()) return child_sigaction(sig, act, old);
     int r = 0, saved = errno;

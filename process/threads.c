@@ -51,6 +51,7 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
     struct hp_thread *self = hp_self;
     if (!self || !self->guard) hp_raw_syscalls_off();   /* the program's second thread */
     if (!hp_active || (self && self->guard)) return hp_hot.real.pthread_create(th, attr, fn, arg);
+    hp_sampler_launch();    /* a program of two threads is not a shell's command of milliseconds */
     return hp_thread_create(hp_hot.real.pthread_create, th, attr, fn, arg, trampoline);
 }
 
@@ -68,20 +69,27 @@ HP_EXPORT int thrd_create(void *thr, int (*fn)(void *), void *arg)
 {
     hp_resolve();
     hp_raw_syscalls_off();
+    if (hp_active) hp_sampler_launch();
     return hp_hot.real.thrd_create(thr, fn, arg);
 }
 
 HP_EXPORT int timer_create(clockid_t clock, struct sigevent *ev, timer_t *id)
 {
     hp_resolve();
-    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_raw_syscalls_off();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) {
+        hp_raw_syscalls_off();
+        if (hp_active) hp_sampler_launch();
+    }
     return hp_hot.real.timer_create(clock, ev, id);
 }
 
 HP_EXPORT int mq_notify(int mq, const struct sigevent *ev)
 {
     hp_resolve();
-    if (ev && ev->sigev_notify == SIGEV_THREAD) hp_raw_syscalls_off();
+    if (ev && ev->sigev_notify == SIGEV_THREAD) {
+        hp_raw_syscalls_off();
+        if (hp_active) hp_sampler_launch();
+    }
     return hp_hot.real.mq_notify(mq, ev);
 }
 

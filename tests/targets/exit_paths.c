@@ -95,18 +95,20 @@ static int forks(void)
     return 0;
 }
 
-/* exit_in_malloc: a SIGALRM handler ends the program with _exit(7) while main is most likely
- * inside malloc or free, holding glibc's arena lock */
+/* exit_in_malloc [US]: a SIGALRM handler ends the program with _exit(7), US microseconds after
+ * main (300000 unless given), while main is most likely inside malloc or free, holding glibc's
+ * arena lock (blocks past tcache's sizes); die_in_malloc [US]: SIGALRM at its default action
+ * ends it then */
 static void exit_from_handler(int sig)
 {
     (void)sig;
     _exit(7);
 }
 
-static void churn_forever(void)
+static void churn_forever(long usec, int handled)
 {
-    signal(SIGALRM, exit_from_handler);
-    struct itimerval at = { { 0, 0 }, { 0, 300000 } };
+    if (handled) signal(SIGALRM, exit_from_handler);
+    struct itimerval at = { { 0, 0 }, { usec / 1000000, usec % 1000000 } };
     setitimer(ITIMER_REAL, &at, NULL);
     void *p[32];
     for (;;) {
@@ -221,7 +223,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "abort")) abort();
-    if (!strcmp(mode, "exit_in_malloc")) churn_forever();
+    if (!strcmp(mode, "exit_in_malloc") || !strcmp(mode, "die_in_malloc"))
+        churn_forever(argc > 2 ? atol(argv[2]) : 300000, !strcmp(mode, "exit_in_malloc"));
     if (!strcmp(mode, "daemonize") || !strcmp(mode, "daemon3")) return become_daemon(!strcmp(mode, "daemonize"));
     if (!strcmp(mode, "forks")) return forks();
     if (!strcmp(mode, "fork_exit")) {

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/exp_log.h"
 #include "core/memory.h"
+#include "core/sampler.h"
 #include "core/unwind.h"
 #include "alloc_settings.h"
 
@@ -195,11 +196,14 @@ static void unsample(void *p)
 }
 
 /* Sampling and forgetting a block are the profiler's work: under the thread's guard, a CPU sample
- * taken meanwhile is the profiler's, not the program's time in these functions (and libm's). */
+ * taken meanwhile is the profiler's, not the program's time in these functions (and libm's).
+ * A sample is also where a program that allocates is seen to outlive a few milliseconds: a
+ * deferred sampler starts here (core/sampler.h), outside the allocator's locks. */
 void *hp_alloc_sample(struct hp_thread *t, void *p, size_t size)
 {
     t->guard++;
     p = sample(t, p, size);
+    if (hp_sampler_launch_due()) hp_sampler_launch();
     t->guard--;
     return p;
 }

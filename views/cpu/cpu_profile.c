@@ -19,9 +19,11 @@
 #include "core/config.h"
 #include "core/hash.h"
 #include "core/loader_lock.h"
+#include "core/lock_holders.h"
 #include "core/memory.h"
 #include "core/platform.h"
 #include "core/registry.h"
+#include "core/sampler.h"
 #include "core/ticks.h"
 #include "core/unwind.h"
 #include "cpu_settings.h"
@@ -247,6 +249,18 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     atomic_store_explicit(&b->head, head + 1, memory_order_release);
 }
 
+/* A deferred sampler (core/sampler.h) of a program that only computes starts here once due: the
+ * sample's thread is a program thread that ran for a while, and where the interrupted code is none
+ * of the modules whose locks pthread_create takes, nor inside a dl_iterate_phdr callback, this
+ * thread holds none of those locks (another thread that holds one lets it go). */
+static void launch_sampler(const struct hp_thread *t, void *ucv)
+{
+    if (!t || t->guard || !hp_sampler_launch_due() || !hp_pc_outside_lock_holders(interrupted_pc(ucv))) return;
+    int owner = hp_loader_lock_owner();
+    if (owner && owner == t->tid) return;
+    hp_sampler_launch();
+}
+
 static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
@@ -257,6 +271,7 @@ static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
             if (b) count(&b->dropped, sample_weight(si->si_overrun));
         } else {
             take_sample(ucv, si->si_overrun);
+            launch_sampler(t, ucv);
         }
         errno = saved;
         return;

@@ -15,6 +15,7 @@
 #include "core/own_pipe.h"
 #include "core/platform.h"
 #include "core/own_fds.h"
+#include "core/sampler.h"
 #include "io_real.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -317,7 +318,10 @@ HP_EXPORT int listen(int fd, int backlog)
 {
     EARLY(SYS_listen, fd, backlog);
     int r = hp_hot.io.listen(fd, backlog);
-    if (r == 0 && hp_io_thread()) hp_io_socket_named(fd, HP_IO_LISTENING, NULL, 0);
+    if (r == 0 && hp_io_thread()) {
+        hp_io_socket_named(fd, HP_IO_LISTENING, NULL, 0);
+        hp_sampler_launch();    /* a server: its metrics server is wanted from now on */
+    }
     return r;
 }
 
