@@ -278,12 +278,20 @@ static unsigned take_snapshots(struct taken *out, uint32_t sections)
  * command line. */
 static int process_title(struct hp_buf *out)
 {
-    enum { CMDLINE_MAX = 65536 };
-    char *raw = hp_alloc(CMDLINE_MAX);
-    long n = raw ? hp_platform_cmdline(raw, CMDLINE_MAX) : -1;
-    int differs = n > 0 ? hp_title_of(raw, (size_t)n, n == CMDLINE_MAX - 1, report.argv, report.argc, out)
+    /* most command lines fit the stack's buffer: the heap's 64 KB (zeroed, 16 pages) only for
+     * one that does not, as a build's long compiler command may not */
+    enum { CMDLINE_SHORT = 4096, CMDLINE_MAX = 65536 };
+    char small[CMDLINE_SHORT], *raw = small;
+    size_t size = sizeof small;
+    long n = hp_platform_cmdline(small, size);
+    char *big = n == (long)size - 1 ? hp_alloc(CMDLINE_MAX) : NULL;
+    if (big) {
+        raw = big;
+        n = hp_platform_cmdline(big, size = CMDLINE_MAX);
+    }
+    int differs = n > 0 ? hp_title_of(raw, (size_t)n, n == (long)size - 1, report.argv, report.argc, out)
                         : hp_title_of("", 0, 1, report.argv, report.argc, out);
-    hp_free(raw);
+    hp_free(big);
     return differs;
 }
 

@@ -246,3 +246,12 @@ def test_title_is_what_the_program_rewrote_over_its_argv():
 def test_title_of_a_program_that_keeps_its_argv_is_its_argv():
     r = run([target("demo"), "a b", ""])
     assert r.report["title"] == target("demo") + " a b ", r.report["title"]
+
+
+def test_title_of_a_command_line_longer_than_a_page_is_whole():
+    """The title is read into a page on the stack first (a report of a process that lived
+    milliseconds should not zero 64 KB for it), then into 64 KB for a longer command line: a
+    compiler's, with its hundred -I flags."""
+    args = ["-I/usr/include/some/long/path/%04d" % i for i in range(300)]   # about 11 KB
+    r = run([target("demo")] + args)
+    assert r.report["title"] == " ".join([target("demo")] + args), len(r.report["title"])
