@@ -37,7 +37,12 @@ static struct loader_mark loader_enter(int iterating)
 }
 
 /* Run as the hook's frame goes, returning or unwound by a C++ exception thrown out of a
- * callback (this file is built with -fexceptions for that; glibc lets go of its lock then too). */
+ * callback (this file is built with -fexceptions for that; glibc lets go of its lock then too).
+ * The unwinder's functions that cleanup needs are weak: a process with no C++ or Rust in it never
+ * loads libgcc_s (whose constructor's CPUID instructions cost a process start under a hypervisor
+ * tens of microseconds), and one that has an exception to throw has libgcc_s loaded already. */
+__asm__(".weak _Unwind_Resume\n\t.weak __gcc_personality_v0");
+
 static void loader_leave(struct loader_mark *m)
 {
     __asm__ volatile("" ::: "memory");
