@@ -77,7 +77,7 @@ void hp_pages_zero(void *p, size_t n)
 
 uint64_t hp_memory_in_use(void)
 {
-    uint64_t total = atomic_load(&memory.heap_bytes) + atomic_load(&memory.unlisted_page_bytes);
+    uint64_t total = atomic_load(&memory.heap_bytes) + atomic_load(&memory.unlisted_page_bytes) + hp_heap_early_bytes();
     unsigned n = atomic_load(&memory.nregions);
     for (unsigned i = 0; i < n && i < MAX_REGIONS; i++) {
         void *p = atomic_load_explicit(&memory.regions[i].p, memory_order_acquire);

@@ -41,6 +41,16 @@ void hp_memory_init(void)
     if (zone) malloc_set_zone_name(zone, "hotpath");
 }
 
+void hp_memory_settle(int load)
+{
+    (void)load;
+}
+
+size_t hp_heap_early_bytes(void)
+{
+    return 0;      /* no early heap: the zone serves from the start */
+}
+
 void *hp_heap_map_pages(size_t n)
 {
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANON, -1, 0);

@@ -13,10 +13,12 @@ struct hp_heap {
     size_t (*usable)(void *);       /* of a block of this heap */
 };
 
-/* Set before the profiler allocates anything (hp_memory_init): a block must go back to the heap
+/* Ready before the profiler allocates anything (hp_memory_init): a block must go back to the heap
  * that made it. */
 extern struct hp_heap hp_heap;
 
+/* Bytes taken from the early heap (Linux, memory_linux.c), which gives nothing back. */
+size_t hp_heap_early_bytes(void);
 /* n bytes of zeroed pages, never freed; NULL on failure. Never re-enters the hooks. */
 void *hp_heap_map_pages(size_t n);
 /* Make pages of hp_heap_map_pages zero again, giving back what was resident. */

@@ -60,6 +60,8 @@ static struct {
     uint64_t late_due_ns;             /* when late_callback is due, 0 once it ran (or none) */
     _Atomic uint64_t last_rss, last_peak_rss;   /* the last pass's RSS and peak RSS */
     uint64_t start_cpu_ns;            /* the profiler's start, on the main thread */
+    _Atomic int report_tid;           /* a program thread writing the report itself, 0 none */
+    uint64_t report_cpu_ns;           /* its CPU time when it began */
     _Atomic int main_exited;          /* the main thread has ended (pthread_exit) */
 } sampler = {
     .pass_lock = HP_SPINLOCK_INIT,
@@ -286,6 +288,17 @@ void hp_sampler_figures(struct hp_process_figures *out)
     int tid = atomic_load(&sampler.tid);
     if (tid && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
     if ((tid = atomic_load(&sampler.server_tid)) && hp_thread_cpu_ns(tid, &ns) == 0) out->profiler_cpu_ns += ns;
+    /* and a program thread's writing of the report so far, where no sampler wrote it */
+    if ((tid = atomic_load(&sampler.report_tid)) && tid == hp_platform_gettid()) {
+        uint64_t now = hp_self_cpu_ns();
+        out->profiler_cpu_ns += now > sampler.report_cpu_ns ? now - sampler.report_cpu_ns : 0;
+    }
+}
+
+void hp_sampler_note_report_thread(void)
+{
+    sampler.report_cpu_ns = hp_self_cpu_ns();
+    atomic_store(&sampler.report_tid, hp_platform_gettid());
 }
 
 void hp_sampler_note_server_thread(int tid)
@@ -331,6 +344,9 @@ static void *sampler_main(void *arg)
     hp_set_self(hp_registry_profiler_state());
     atomic_store(&sampler.tid, hp_platform_gettid());
     hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
+    /* the process lasts: mimalloc from now on, unless its dlopen's descriptor for a moment could
+     * be the one a program at its limit is about to take */
+    hp_memory_settle(hp_platform_may_open_files());
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
     sampler.late_due_ns = sampler.late_callback ? sampler.origin_ns + (uint64_t)sampler.late_ms * 1000000u : 0;

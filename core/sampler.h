@@ -42,6 +42,9 @@ void hp_sampler_restart_in_child(void);
 /* One pass over every thread now (also used by the report, with final = 1). */
 void hp_sample(int final);
 void hp_sampler_figures(struct hp_process_figures *out);
+/* The calling program thread writes the final report itself (no sampler): its CPU time from now
+ * on is the profiler's, in hp_sampler_figures. */
+void hp_sampler_note_report_thread(void);
 /* Before the sampler starts: the main thread's CPU time in the profiler's start, which the
  * profiler's cost includes. */
 void hp_sampler_note_start_cpu(uint64_t ns);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/memory.h"
 #include "launcher/launcher.h"
 #include "report/table.h"
 
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 {
     struct hp_launch l = { 0 };
     char dir[4096];
+    hp_memory_settle(0);     /* the table code's memory: glibc's heap, no mimalloc, nothing kept */
     pid_t program;
     int status;
     if (parse(&l, argc, argv))

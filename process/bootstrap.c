@@ -107,6 +107,7 @@ void hp_report_on_this_thread(int finish_ms, int fallback)
             warn_line(line);
         } else {
             if (hp_signals_maybe_in_handler()) hp_lines_refuse();
+            hp_sampler_note_report_thread();
             hp_platform_on_own_stack(final_report);
         }
     }
@@ -168,7 +169,7 @@ static int sampler_may_wait(void)
 {
     if (hp_config.checkpoint_s || hp_config.metrics_start_ms == 0 || !hp_signals_cpu_claimed()) return 0;
     const void *const holders[] = { (const void *)hp_hot.real.malloc, (const void *)hp_hot.real.pthread_create,
-                                    (const void *)&_r_debug, (const void *)hp_resolve, hp_unwind_code(), hp_memory_code() };
+                                    (const void *)&_r_debug, (const void *)hp_resolve, hp_unwind_code() };
     return hp_lock_holders_note(holders, sizeof holders / sizeof *holders) == 0;
 }
 

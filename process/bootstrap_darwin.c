@@ -70,7 +70,7 @@ __attribute__((constructor)) static void hp_init(int argc, char **argv)
     HP_VIEWS_STEP(start, &views_start);
     hp_report_begin(self->record, hp_pid, argc, argv);
     atexit(at_exit);
-    if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint, NULL, 0) != 0)
+    if (hp_sampler_start(hp_report_write_final, hp_report_checkpoint, NULL, 0, 0) != 0)
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
     self->guard--;
 }

@@ -34,6 +34,8 @@ void hp_signals_init(void);
 /* Whether this thread may be inside a signal handler now: a signal is blocked, or the program
  * installed a handler with SA_NODEFER (which leaves its signal unblocked). */
 int hp_signals_maybe_in_handler(void);
+/* Whether the program installed a signal handler of its own (through sigaction or signal). */
+int hp_signals_program_handles(void);
 /* Whether the CPU profile's handler is installed (a deferred sampler's start needs its samples). */
 int hp_signals_cpu_claimed(void);
 /* The signals a view may claim, kept by signals.c (core/view.h). */

@@ -40,6 +40,7 @@ static struct {
     void (*cpu_moved)(int signo), (*cpu_lost)(void);   /* the program took it: moved, or none free */
     _Atomic int cpu_signal;                 /* the signal it is installed for now, 0 none */
     _Atomic int nodefer;                    /* the program installed a handler with SA_NODEFER */
+    _Atomic int handlers;                   /* the program installed a handler of its own */
 } disp = { .lock = HP_SPINLOCK_INIT };
 
 static int is_report_signal(int sig)
@@ -230,17 +231,22 @@ int hp_signals_cpu_claimed(void)
     return atomic_load(&disp.cpu_signal) != 0;
 }
 
-static void note_nodefer(const struct sigaction *act)
+int hp_signals_program_handles(void)
 {
-    if (act && (act->sa_flags & SA_NODEFER) &&
-        ((act->sa_flags & SA_SIGINFO) || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN)))
-        atomic_store(&disp.nodefer, 1);
+    return atomic_load(&disp.handlers);
+}
+
+static void note_handler(const struct sigaction *act)
+{
+    if (!act || !((act->sa_flags & SA_SIGINFO) || (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN))) return;
+    atomic_store(&disp.handlers, 1);
+    if (act->sa_flags & SA_NODEFER) atomic_store(&disp.nodefer, 1);
 }
 
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     hp_resolve();
-    note_nodefer(act);
+    note_handler(act);
     if (!kept(sig)) return hp_hot.real.sigaction(sig, act, old);
     if (hp_vfork_child()) return child_sigaction(sig, act, old);
     int r = 0, saved = errno;

@@ -2,9 +2,13 @@
  * it is seen to outlive a shell's command of milliseconds, so a deferred sampler (core/sampler.h)
  * starts here, before the program blocks, and an idle server or a waiting shell still gets its
  * passes and its metrics server. Nothing else changes: the real function is called as made, a
- * cancellation point still. Not from a signal handler: the handler may have interrupted malloc,
- * which pthread_create would enter again. The real functions are looked up at each one's first
- * call, so that a process which never blocks pays no lookup. */
+ * cancellation point still. Only in a program with no signal handler of its own: making a thread
+ * blocks every signal for a moment, and a signal that came in that moment would run its handler
+ * before the call, not interrupt it (Python, told by SIGINT's handler, would sleep on through its
+ * Ctrl-C); nor can a handler of the program's be running here then, which may have interrupted
+ * malloc, which pthread_create would enter again. A program with handlers starts it from its
+ * other points (core/sampler.h). The real functions are looked up at each one's first call, so
+ * that a process which never blocks pays no lookup. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -50,7 +54,7 @@ HP_REAL_LAZY_ACCESSORS(WAIT_FNS, waits)
 static __attribute__((noinline, cold)) void start_sampler(void)
 {
     int saved = errno;
-    if (!hp_vfork_child() && !hp_signals_maybe_in_handler()) hp_sampler_launch();
+    if (!hp_vfork_child() && !hp_signals_program_handles()) hp_sampler_launch();
     errno = saved;
 }
 

@@ -20,17 +20,24 @@
 #define HP_FIXTURES "tests/unit/fixtures"
 #endif
 
-/* Run one suite; EXIT_SUCCESS when every test passed. */
-static inline int hp_unit_run(Suite *s)
+/* Run one suite; EXIT_SUCCESS when every test passed. hp_buf / hp_table allocate through
+ * hp_alloc: the allocator is picked once, before anything allocates, as process/bootstrap.c does,
+ * and settled (the heap of a process that lasts, which gives back what is freed: the tests check
+ * that nothing is left in use) unless `early` (the early heap's own tests). */
+static inline int hp_unit_run_heap(Suite *s, int early)
 {
-    /* hp_buf / hp_table allocate through hp_alloc; pick the allocator once, before anything
-     * allocates, as process/bootstrap.c does. */
     hp_memory_init();
+    if (!early) hp_memory_settle(1);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static inline int hp_unit_run(Suite *s)
+{
+    return hp_unit_run_heap(s, 0);
 }
 
 #define HP_UNIT_MAIN(suite_fn) \

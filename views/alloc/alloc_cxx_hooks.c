@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/loader_lock.h"
-#include "core/memory_heap.h"
+#include "core/memory.h"
 #include "core/real_lookup.h"
 #include "core/unloaded.h"
 #include "alloc_count.h"
@@ -110,7 +110,8 @@ static void *find_next(const char *name)
     if (fn) return fn;
     Dl_info self, heap, info;
     if (!dladdr((void *)find_next, &self)) return NULL;
-    if (!dladdr((void *)hp_heap.calloc, &heap)) heap.dli_fbase = self.dli_fbase;
+    const void *heap_code = hp_memory_code();
+    if (!heap_code || !dladdr(heap_code, &heap)) heap.dli_fbase = self.dli_fbase;
     struct objects o = { .n = 0 };
     hp_walk_modules(list_object, &o);
     for (unsigned i = 0; i < o.n && !fn; i++) {
