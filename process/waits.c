@@ -2,7 +2,8 @@
  * it is seen to outlive a shell's command of milliseconds, so a deferred sampler (core/sampler.h)
  * starts here, before the program blocks, and an idle server or a waiting shell still gets its
  * passes and its metrics server. Nothing else changes: the real function is called as made, a
- * cancellation point still. Only in a program with no signal handler of its own: making a thread
+ * cancellation point still. A wait for a child always; the others only in a program with no
+ * signal handler of its own: making a thread
  * blocks every signal for a moment, and a signal that came in that moment would run its handler
  * before the call, not interrupt it (Python, told by SIGINT's handler, would sleep on through its
  * Ctrl-C); nor can a handler of the program's be running here then, which may have interrupted
@@ -51,10 +52,12 @@ static struct {
 } waits;
 HP_REAL_LAZY_ACCESSORS(WAIT_FNS, waits)
 
-static __attribute__((noinline, cold)) void start_sampler(void)
+/* for_child: a wait for a child, whose end stays to be reaped (a zombie) if SIGCHLD's handler
+ * ran in that moment, so the wait still returns: a shell, whose handlers are many, waits there. */
+static __attribute__((noinline, cold)) void start_sampler(int for_child)
 {
     int saved = errno;
-    if (!hp_vfork_child() && !hp_signals_program_handles()) hp_sampler_launch();
+    if (!hp_vfork_child() && (for_child || !hp_signals_program_handles())) hp_sampler_launch();
     errno = saved;
 }
 
@@ -63,16 +66,16 @@ static inline int zero_timespec(const struct timespec *t)
     return t && t->tv_sec == 0 && t->tv_nsec == 0;
 }
 
-static inline void blocking(void)
+static inline void blocking(int for_child)
 {
-    if (__builtin_expect(hp_sampler_wanted(), 0)) start_sampler();
+    if (__builtin_expect(hp_sampler_wanted(), 0)) start_sampler(for_child);
 }
 
 /* The function's real definition, or the call fails with ENOSYS (there is none after us); a call
  * that cannot block (WNOHANG, a zero timeout) is no sign of a lasting program. */
 #define CALL(fn, blocks, fail, ...)                \
     do {                                           \
-        if (blocks) blocking();                    \
+        if (blocks) blocking(FOR_CHILD_##fn);      \
         __typeof__(waits.fn) real = waits_##fn();  \
         if (!real) {                               \
             errno = ENOSYS;                        \
@@ -80,6 +83,10 @@ static inline void blocking(void)
         }                                          \
         return real(__VA_ARGS__);                  \
     } while (0)
+
+/* FOR_CHILD_fn: whether fn waits for a child (CALL, start_sampler) */
+enum { FOR_CHILD_sleep = 0, FOR_CHILD_usleep = 0, FOR_CHILD_nanosleep = 0, FOR_CHILD_clock_nanosleep = 0, FOR_CHILD_pause = 0, FOR_CHILD_sigsuspend = 0, FOR_CHILD_sigwait = 0, FOR_CHILD_sigwaitinfo = 0, FOR_CHILD_sigtimedwait = 0, FOR_CHILD_poll = 0, FOR_CHILD_poll_chk = 0, FOR_CHILD_ppoll = 0, FOR_CHILD_select = 0, FOR_CHILD_pselect = 0, FOR_CHILD_epoll_wait = 0, FOR_CHILD_epoll_pwait = 0 };
+enum { FOR_CHILD_wait = 1, FOR_CHILD_waitpid = 1, FOR_CHILD_waitid = 1, FOR_CHILD_wait3 = 1, FOR_CHILD_wait4 = 1 };
 
 HP_EXPORT unsigned sleep(unsigned s) { CALL(sleep, 1, s, s); }
 HP_EXPORT int usleep(useconds_t us) { CALL(usleep, 1, -1, us); }
