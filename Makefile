@@ -46,6 +46,7 @@ UNIT_CFLAGS_unit-asan := $(CFLAGS) -O1 $(SAN_FLAGS)
 TARGET_SRC := $(wildcard tests/targets/*.c tests/targets/*.cc)
 TARGETS := $(patsubst tests/targets/%,$(BUILD)/targets/%,$(basename $(TARGET_SRC)))
 TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
+TARGETS += $(BUILD)/targets/watched_static
 
 .PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast
 .PHONY: bench bench-ab bench-real install clean check-build-deps fuzz macos macos-check
@@ -155,6 +156,11 @@ $(BUILD)/targets/%: tests/targets/%.cc
 # template of a namespace burn the CPU) is one thread
 $(BUILD)/targets/cxx_alloc $(BUILD)/targets/cxx_phdr_throw: private BUILD_FLAGS = -O1 -g $(WARN) -pthread
 $(BUILD)/targets/cxx_hot: private BUILD_FLAGS = -O1 -g $(WARN)
+
+# hotpath-run --pid watches a static program as any other (nothing is preloaded into it)
+$(BUILD)/targets/watched_static: private BUILD_FLAGS = $(TARGET_CFLAGS) -static
+$(BUILD)/targets/watched_static: tests/targets/watched.c
+	$(link-c)
 
 # dlopen/dlclose: dl_unload loads this library beside it, burns CPU in it and unloads it.
 $(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so

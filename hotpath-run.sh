@@ -3,11 +3,13 @@
 # get its report when it exits. Installed as `hotpath-run`; see hotpath-run(1).
 set -eu
 
-VERSION=0.4.0
+VERSION=0.5.0
 
 usage() {
     cat <<'USAGE'
 usage: hotpath-run [options] [--] program [args...]
+       hotpath-run --pid PID [--duration S] [options]
+                                         the threads view of a running process, from outside
        hotpath-run prometheus-targets    Prometheus file_sd JSON of every profiled process
                                          (--help: how Prometheus scrapes with the token)
        hotpath-run console [options]     the live console (hotpath-console --help)
@@ -25,6 +27,10 @@ that exec'd another program within 100 ms (a shell or env on the way) is a row o
 the table only. With -f json or json-pretty the report is one JSON run document.
 
 options:
+      --pid PID         watch running process PID from outside instead (Linux): its threads'
+                        CPU%, Max%, user/sys time, status and RSS every interval, without
+                        touching it; the report at --duration, Ctrl-C or its end
+      --duration S      end the watch after S seconds (default: until Ctrl-C or its end)
   -o, --output PATH     write the run's report to PATH; with %p (pid) or %n (process
                         image number) in it, one report file per process image instead
   -f, --format FORMAT   table (default), json, json-pretty or none
@@ -90,7 +96,7 @@ set_checkpoint() {
 }
 
 orphan_wait=10 checkpoint=0
-output='' only='' run_options=''
+output='' only='' run_options='' watch_pid='' duration=''
 set_orphan_wait() {
     case "$1" in
         ''|*[!0-9]*) echo "hotpath-run: --orphan-wait needs a whole number of seconds" >&2; exit 2 ;;
@@ -200,6 +206,10 @@ while [ "$#" -gt 0 ]; do
         --only)        need_value "$@"; only=$2; shift 2 ;;
         --only=*)      only=${1#*=}; shift ;;
         --keep-run-dir) run_options="$run_options --keep-run-dir"; shift ;;
+        --pid)         need_value "$@"; watch_pid=$2; shift 2 ;;
+        --pid=*)       watch_pid=${1#*=}; shift ;;
+        --duration)    need_value "$@"; duration=$2; shift 2 ;;
+        --duration=*)  duration=${1#*=}; shift ;;
         --orphan-wait) need_value "$@"; set_orphan_wait "$2"; shift 2 ;;
         --orphan-wait=*) set_orphan_wait "${1#*=}"; shift ;;
         -h|--help)     usage; exit 0 ;;
@@ -210,7 +220,12 @@ while [ "$#" -gt 0 ]; do
     esac
 done
 
-[ "$#" -gt 0 ] || { usage >&2; exit 2; }
+if [ -n "$watch_pid" ]; then
+    [ "$#" -eq 0 ] || { echo "hotpath-run: --pid watches a running process: no program to run" >&2; exit 2; }
+elif [ -n "$duration" ]; then
+    echo "hotpath-run: --duration is for --pid" >&2; exit 2
+fi
+[ "$#" -gt 0 ] || [ -n "$watch_pid" ] || { usage >&2; exit 2; }
 
 # A checkpoint rewrites the report's file; stderr cannot be rewritten.
 if [ "$checkpoint" != 0 ] && [ -z "$output" ] && [ -z "${HOTPATH_OUTPUT_PATH:-}" ]; then
@@ -224,7 +239,7 @@ fi
 if [ -n "$output" ]; then
     case "$output" in
         *%p*|*%n*) export_path HOTPATH_OUTPUT_PATH "$output"; output= ;;
-        *) if [ "$(uname -s)" = Darwin ]; then export_path HOTPATH_OUTPUT_PATH "$output"; output=
+        *) if [ "$(uname -s)" = Darwin ] || [ -n "$watch_pid" ]; then export_path HOTPATH_OUTPUT_PATH "$output"; output=
            else unset HOTPATH_OUTPUT_PATH; case "$output" in /*) ;; *) output=$PWD/$output ;; esac; fi ;;
     esac
 fi
@@ -251,6 +266,15 @@ if [ "$os" = Darwin ]; then
 else
     lib=$(find_beside libhotpath.so build lib)
     launcher=$(find_beside hotpath-launch build libexec/hotpath)
+fi
+
+# --pid: the launcher watches the process from outside, with the library in its own second turn
+# (no CPU profile or allocation sampling of the watcher itself; its live server from the start).
+if [ -n "$watch_pid" ]; then
+    [ "$os" != Darwin ] || { echo "hotpath-run: --pid is Linux only" >&2; exit 2; }
+    export HOTPATH_CPU_HZ=0 HOTPATH_ALLOC_SAMPLE_BYTES=0 HOTPATH_NO_CHILDREN=true
+    export HOTPATH_METRICS_START_MS="${HOTPATH_METRICS_START_MS:-0}"
+    exec "$launcher" --preload "$lib" --watch "$watch_pid" ${duration:+--duration "$duration"}
 fi
 
 # Say so when the preload cannot take effect (the program still runs, unprofiled).

@@ -127,6 +127,9 @@ static const struct hp_setting rows[] = {
       "the HTML report's file (%p = pid, %n = process image number)", NULL },
     { "HOTPATH_RUN_DIR", HP_SETTING_PATH, AT(run_dir), 0, 0, 0, NULL, NULL, "none",
       "internal: the directory of hotpath-run's run, where each image writes its reports", NULL },
+    { "HOTPATH_WATCH_PID", HP_SETTING_UINT, AT(watch_pid), 0, 0, 4194304, NULL,
+      "a process id", "none",
+      "internal: the process hotpath-run --pid watches from outside (its launcher's own setting)", NULL },
 };
 
 const struct hp_settings_table hp_config_settings = {

@@ -38,6 +38,7 @@ struct hp_config {
     unsigned growth_window_s;           /* HOTPATH_GROWTH_WINDOW_S: the span a growing flag needs */
     const char *html_path;              /* HOTPATH_HTML_PATH: the HTML report file, "" = none */
     const char *run_dir;                /* HOTPATH_RUN_DIR: hotpath-run's directory of the run, "" = none */
+    unsigned watch_pid;                 /* HOTPATH_WATCH_PID: the process watched from outside, 0 = none */
 };
 
 /* The core's table, filling hp_config. */

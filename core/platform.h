@@ -62,6 +62,19 @@ int hp_platform_rename(const char *from, const char *to);
 /* The process's command line as ps reads it (Linux: /proc/self/cmdline, NUL-separated), at most
  * size - 1 bytes into buf: its length, or -1 where there is none (macOS). */
 long hp_platform_cmdline(char *buf, size_t size);
+/* Watching another process from outside (hotpath-run --pid, process/watch.c): from
+ * hp_platform_watch on, the calls above that read the process (its tasks, their stat, the RSS,
+ * the command line) read /proc/PID instead of this process's. Linux only: -1 elsewhere. */
+int hp_platform_watch(int pid);
+/* The watched process, 0 when the profiler watches its own. */
+int hp_platform_watched_pid(void);
+/* A thread's CPU time so far (this process's thread: its CPU clock; a watched one's: the
+ * scheduler's count of it); 0, or -1 when it has gone. */
+int hp_platform_task_cpu_ns(int tid, uint64_t *ns);
+/* The process's CPU time, its ended threads' included; -1 when unknown. */
+int hp_platform_process_cpu_ns(uint64_t *ns);
+/* Whether the watched process has ended (gone, or a zombie); 0 when watching this one. */
+int hp_platform_target_ended(void);
 /* "SEGV" for SIGSEGV ("?" when unknown), "ENOENT" for ENOENT ("error" when unknown). */
 const char *hp_platform_signal_name(int sig);
 const char *hp_platform_errno_name(int err);

@@ -140,6 +140,35 @@ int hp_thread_cpu_ns(int tid, uint64_t *out)
 }
 
 /* The current resident size, and the peak (getrusage would give only the peak). */
+/* Watching another process (hotpath-run --pid) is Linux's only: task_for_pid needs rights a
+ * user's process does not have. */
+int hp_platform_watch(int pid)
+{
+    (void)pid;
+    return -1;
+}
+
+int hp_platform_watched_pid(void)
+{
+    return 0;
+}
+
+int hp_platform_task_cpu_ns(int tid, uint64_t *ns)
+{
+    return hp_thread_cpu_ns(tid, ns);
+}
+
+int hp_platform_process_cpu_ns(uint64_t *ns)
+{
+    (void)ns;
+    return -1;
+}
+
+int hp_platform_target_ended(void)
+{
+    return 0;
+}
+
 long hp_platform_cmdline(char *buf, size_t size)
 {
     (void)buf;

@@ -1,5 +1,6 @@
-/* platform_linux.c — the platform interface on Linux: /proc/self read with raw syscalls, so none
- * of the profiler's reads passes through the program's hooked or buffered I/O. */
+/* platform_linux.c — the platform interface on Linux: /proc/self (or a watched process's
+ * /proc/PID) read with raw syscalls, so none of the profiler's reads passes through the program's
+ * hooked or buffered I/O. */
 #define _GNU_SOURCE
 #include "platform.h"
 
@@ -18,7 +19,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "memory.h"
+
+/* The process the sampler reads: this one, or the one hotpath-run --pid watches from outside. */
+static struct {
+    int pid;              /* 0: this process */
+    char dir[32];         /* "/proc/self" or "/proc/PID" */
+} target = { 0, "/proc/self" };
 
 /* The whole of a small /proc file into buf, NUL-terminated; its length, or -1. */
 static long read_file(const char *path, char *buf, size_t size)
@@ -79,7 +87,9 @@ static int add_task(const char *name, void *ctx)
 
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
 {
-    int fd = hp_platform_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
+    char path[48];
+    snprintf(path, sizeof path, "%s/task", target.dir);
+    int fd = hp_platform_open(path, O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0) return -1;
     *n = 0;
     struct task_list l = { tids, n, cap };
@@ -105,7 +115,7 @@ int hp_platform_may_open_files(void)
 int hp_platform_task_stat(int tid, struct hp_task_stat *out)
 {
     char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    snprintf(path, sizeof path, "%s/task/%d/stat", target.dir, tid);
     long len = read_file(path, buf, sizeof buf);
     if (len <= 0) return -1;
     return hp_parse_task_stat(buf, (size_t)len, out);
@@ -116,6 +126,10 @@ int hp_platform_task_stat(int tid, struct hp_task_stat *out)
 static long read_process_file(const char *name, char *buf, size_t size)
 {
     char path[64];
+    if (target.pid) {
+        snprintf(path, sizeof path, "%s/%s", target.dir, name);
+        return read_file(path, buf, size);
+    }
     snprintf(path, sizeof path, "/proc/thread-self/%s", name);
     long len = read_file(path, buf, size);
     if (len > 0) return len;
@@ -125,7 +139,57 @@ static long read_process_file(const char *name, char *buf, size_t size)
 
 long hp_platform_cmdline(char *buf, size_t size)
 {
-    return read_file("/proc/self/cmdline", buf, size);
+    char path[48];
+    snprintf(path, sizeof path, "%s/cmdline", target.dir);
+    return read_file(path, buf, size);
+}
+
+int hp_platform_watch(int pid)
+{
+    target.pid = pid;
+    snprintf(target.dir, sizeof target.dir, "/proc/%d", pid);
+    return 0;
+}
+
+int hp_platform_watched_pid(void)
+{
+    return target.pid;
+}
+
+/* A watched thread's CPU time is the first figure of its schedstat (the scheduler's runtime, in
+ * nanoseconds, readable by any user who may list it): another process's thread CPU clock cannot be
+ * read (the kernel allows it within one thread group only). */
+int hp_platform_task_cpu_ns(int tid, uint64_t *ns)
+{
+    if (!target.pid) return hp_thread_cpu_ns(tid, ns);
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "%s/task/%d/schedstat", target.dir, tid);
+    long len = read_file(path, buf, sizeof buf);
+    if (len <= 0 || buf[0] < '0' || buf[0] > '9') return -1;
+    uint64_t v = 0;
+    for (const char *p = buf; *p >= '0' && *p <= '9'; p++) v = v * 10 + (uint64_t)(*p - '0');
+    *ns = v;
+    return 0;
+}
+
+int hp_platform_process_cpu_ns(uint64_t *ns)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (clock_getcpuclockid(target.pid ? target.pid : getpid(), &id) != 0 || clock_gettime(id, &ts) != 0) return -1;
+    *ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return 0;
+}
+
+int hp_platform_target_ended(void)
+{
+    if (!target.pid) return 0;
+    struct hp_task_stat st;
+    char path[48], buf[1024];
+    snprintf(path, sizeof path, "%s/stat", target.dir);
+    long len = read_file(path, buf, sizeof buf);
+    if (len <= 0) return 1;
+    return hp_parse_task_stat(buf, (size_t)len, &st) != 0 || st.state == 'Z' || st.state == 'X';
 }
 
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)

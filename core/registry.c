@@ -265,13 +265,25 @@ struct hp_thread *hp_registry_profiler_state(void)
     return t;
 }
 
-void hp_registry_discover(int tid, const char *process_comm)
+uint32_t hp_registry_discover(int tid, const char *process_comm)
 {
     uint32_t rec = add_record();
-    if (rec == HP_NO_RECORD) return;
+    if (rec == HP_NO_RECORD) return rec;
     struct hp_record *r = hp_record_at(rec);
     r->tid = tid;
     copy_name(r->inherited, process_comm);
+    return rec;
+}
+
+void hp_registry_hide(struct hp_thread *t)
+{
+    if (!t || t->record == HP_NO_RECORD) return;
+    hp_registry_lock();
+    struct hp_record *r = hp_record_at(t->record);
+    r->unused = r->gone = r->exited = 1;
+    r->tid = 0;
+    if (r->index + 1 == registry.next_index) registry.next_index--;   /* the next is numbered 0, "main" */
+    hp_registry_unlock();
 }
 
 void hp_registry_cpu_before(struct hp_thread *t, uint64_t cpu_ns)

@@ -104,8 +104,11 @@ struct hp_thread *hp_registry_profiler_state(void);
 /* The sampler is about to list the process's threads: returns that listing's number. A record
  * whose tid was set after (tid_listing above it) may be missing from the listing while alive. */
 uint32_t hp_registry_listing(void);
-/* The sampler saw a thread it does not know (caller holds the lock). */
-void hp_registry_discover(int tid, const char *process_comm);
+/* The sampler saw a thread it does not know (caller holds the lock): its record, or HP_NO_RECORD. */
+uint32_t hp_registry_discover(int tid, const char *process_comm);
+/* Watching another process (hotpath-run --pid): the calling thread's record is the watcher's, no
+ * thread of the watched process; it is left out of the reports (no tid, unused). */
+void hp_registry_hide(struct hp_thread *t);
 /* The calling thread ends: its final CPU times. Its record and state are recycled once the
  * sampler sees it gone from the process; 1 when this is the HP_RETIRE_BATCH-th thread to end
  * since then, so that a program ending thousands of threads between two passes asks for them

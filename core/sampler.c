@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "ended_cpu.h"
 #include "view.h"
 #include "history.h"
 #include "memory.h"
@@ -63,6 +64,8 @@ static struct {
     _Atomic int report_tid;           /* a program thread writing the report itself, 0 none */
     uint64_t report_cpu_ns;           /* its CPU time when it began */
     _Atomic int main_exited;          /* the main thread has ended (pthread_exit) */
+    int watch_started;                /* watching from outside: the first pass has run */
+    _Atomic uint64_t window_peak_rss; /* watching from outside: the largest RSS seen */
 } sampler = {
     .pass_lock = HP_SPINLOCK_INIT,
 };
@@ -101,6 +104,18 @@ int hp_is_profiler_tid(int tid)
     return tid != 0 && (tid == atomic_load(&sampler.tid) || tid == atomic_load(&sampler.server_tid));
 }
 
+/* Under the registry lock: a watched process's thread tids[k], seen for the first time, gets a
+ * record and is read in this pass; the count of readings. */
+static size_t adopt_watched(size_t k, size_t nwork)
+{
+    sampler.known[k] = 1;
+    uint32_t rec = hp_registry_discover(sampler.tids[k], sampler.process_comm);
+    if (rec == HP_NO_RECORD || reserve((void **)&sampler.work, &sampler.cap_work, nwork + 1, sizeof *sampler.work) != 0)
+        return nwork;
+    sampler.work[nwork] = (struct reading){ .record = rec, .tid = sampler.tids[k] };
+    return nwork + 1;
+}
+
 /* Under the registry lock: retire threads that left /proc, adopt ones seen twice unannounced
  * (unless `discover` is 0: a retiring pass between two regular ones would make "twice" a matter of
  * microseconds), and list the live ones to read. `listing` is the number hp_registry_listing gave
@@ -121,7 +136,11 @@ static size_t reconcile(int discover, uint32_t listing)
             if (at >= 0) sampler.known[at] = 1;
             continue;
         }
-        if (at < 0) { hp_registry_gone(r); continue; }
+        if (at < 0) {
+            hp_ended_cpu_note(i, r);
+            hp_registry_gone(r);
+            continue;
+        }
         sampler.known[at] = 1;
         if (r->exited) continue;
         if (reserve((void **)&sampler.work, &sampler.cap_work, nwork + 1, sizeof *sampler.work) != 0) break;
@@ -130,9 +149,15 @@ static size_t reconcile(int discover, uint32_t listing)
         nwork++;
     }
     if (!discover) return nwork;
+    /* a watched process's threads never announce themselves: each is adopted when first seen
+     * (its main thread first: the record numbered 0, "main") and read in the same pass */
+    int watched = hp_platform_watched_pid();
+    long main_at = watched ? find_int(sampler.tids, sampler.ntids, watched) : -1;
+    if (main_at >= 0 && !sampler.known[main_at]) nwork = adopt_watched((size_t)main_at, nwork);
     for (size_t k = 0; k < sampler.ntids; k++) {
         if (sampler.known[k] || hp_is_profiler_tid(sampler.tids[k])) continue;
-        if (find_int(sampler.pending, sampler.npending, sampler.tids[k]) >= 0) hp_registry_discover(sampler.tids[k], sampler.process_comm);
+        if (watched) nwork = adopt_watched(k, nwork);
+        else if (find_int(sampler.pending, sampler.npending, sampler.tids[k]) >= 0) hp_registry_discover(sampler.tids[k], sampler.process_comm);
         else sampler.next_pending[nnext++] = sampler.tids[k];
     }
     memcpy(sampler.pending, sampler.next_pending, nnext * sizeof *sampler.pending);
@@ -143,7 +168,7 @@ static size_t reconcile(int discover, uint32_t listing)
 static void read_thread(struct reading *w, int with_stat)
 {
     w->has_stat = with_stat && hp_platform_task_stat(w->tid, &w->stat) == 0;
-    w->ok = (w->has_stat || !with_stat) && hp_thread_cpu_ns(w->tid, &w->cpu_ns) == 0;
+    w->ok = (w->has_stat || !with_stat) && hp_platform_task_cpu_ns(w->tid, &w->cpu_ns) == 0;
     w->at_ns = hp_now_ns();
 }
 
@@ -151,6 +176,8 @@ static void store(const struct reading *w, uint64_t min_interval_ns)
 {
     struct hp_record *r = hp_record_at(w->record);
     if (!w->ok || r->tid != w->tid || r->exited || r->gone) return;
+    /* watched from outside: the figures are the window's, from the first pass */
+    if (r->base_time_ns == 0 && hp_platform_watched_pid() && !sampler.watch_started) r->cpu_before_ns = w->cpu_ns;
     /* Ticks give the user/system split; the CPU clock gives the total to the nanosecond. Without
      * a stat reading (no descriptor to spare) the last split is kept. */
     uint64_t cpu = w->cpu_ns > r->cpu_before_ns ? w->cpu_ns - r->cpu_before_ns : 0;
@@ -205,6 +232,10 @@ static void finish_pass(size_t nwork, int with_stat, int final)
     hp_registry_lock();
     for (size_t k = 0; k < nwork; k++) store(&sampler.work[k], min_interval);
     hp_registry_unlock();
+    if (hp_platform_watched_pid()) {
+        hp_ended_cpu_settle();
+        sampler.watch_started = 1;
+    }
 }
 
 /* List the process's threads and reconcile the records with them (caller holds pass_lock);
@@ -212,7 +243,13 @@ static void finish_pass(size_t nwork, int with_stat, int final)
 static int list_and_reconcile(int discover, size_t *nwork)
 {
     uint32_t listing = hp_registry_listing();
-    if (hp_platform_list_tasks(&sampler.tids, &sampler.ntids, &sampler.cap_tids) != 0) return -1;
+    int listed = hp_platform_list_tasks(&sampler.tids, &sampler.ntids, &sampler.cap_tids);
+    /* a watched process that has ended has no thread left (a zombie's main thread is listed) */
+    if (hp_platform_watched_pid() && hp_platform_target_ended()) {
+        listed = 0;
+        sampler.ntids = 0;
+    }
+    if (listed != 0) return -1;
     if (discover && (reserve((void **)&sampler.pending, &sampler.cap_pending, sampler.ntids + sampler.npending, sizeof *sampler.pending) != 0 ||
                      reserve((void **)&sampler.next_pending, &sampler.cap_next, sampler.ntids, sizeof *sampler.next_pending) != 0))
         return -1;
@@ -239,6 +276,7 @@ void hp_sample(int final)
     if (hp_platform_rss(&rss, &peak) == 0) {
         atomic_store(&sampler.last_rss, rss);
         atomic_store(&sampler.last_peak_rss, peak);
+        if (rss > atomic_load(&sampler.window_peak_rss)) atomic_store(&sampler.window_peak_rss, rss);
     }
     size_t nwork;
     if (list_and_reconcile(1, &nwork) != 0) {
@@ -282,6 +320,8 @@ void hp_sampler_figures(struct hp_process_figures *out)
 {
     out->rss_bytes = atomic_load(&sampler.last_rss);
     out->peak_rss_bytes = atomic_load(&sampler.last_peak_rss);
+    out->window_peak_rss_bytes = atomic_load(&sampler.window_peak_rss);
+    out->unseen_threads_cpu_ns = hp_ended_cpu_unseen_ns();
     out->profiler_cpu_ns = sampler.start_cpu_ns;
     /* the sampler's thread and the metrics server's are the profiler's too */
     uint64_t ns;
@@ -350,6 +390,7 @@ static void *sampler_main(void *arg)
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
     sampler.late_due_ns = sampler.late_callback ? sampler.origin_ns + (uint64_t)sampler.late_ms * 1000000u : 0;
+    if (hp_platform_watched_pid()) hp_sample(0);   /* the window begins now: each thread's first reading */
     for (;;) {
         uint64_t now = hp_now_ns();
         if (!next_pass) {
@@ -385,7 +426,7 @@ static void *sampler_main(void *arg)
         next_pass = 0;
         atomic_store(&sampler.settled, 1);
         hp_sample(0);
-        if (main_ended() && !program_alive()) {
+        if (!hp_platform_watched_pid() && main_ended() && !program_alive()) {
             /* as glibc would have, on the last thread: its atexit handlers run here, and with
              * this thread's mask (every signal blocked) their raise() would do nothing */
             sigset_t none;
@@ -429,7 +470,10 @@ int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void 
     sampler.late_callback = late_fn;
     sampler.late_ms = late_ms;
     sampler.deferred = defer;
-    hp_platform_thread_comm(sampler.process_comm);
+    struct hp_task_stat main_stat;
+    int watched = hp_platform_watched_pid();
+    if (watched && hp_platform_task_stat(watched, &main_stat) == 0) memcpy(sampler.process_comm, main_stat.comm, sizeof sampler.process_comm);
+    else hp_platform_thread_comm(sampler.process_comm);
     set_origin();
     return defer ? 0 : launch();
 }

@@ -9,6 +9,9 @@
 struct hp_process_figures {
     uint64_t rss_bytes, peak_rss_bytes;
     uint64_t profiler_cpu_ns;
+    /* watched from outside (hotpath-run --pid): the largest RSS a pass read, and the CPU of
+     * threads that started and ended between two passes, never read (core/ended_cpu.h) */
+    uint64_t window_peak_rss_bytes, unseen_threads_cpu_ns;
 };
 
 /* Start the thread (all signals blocked); report_fn runs on it when a signal asks for the

@@ -1,6 +1,7 @@
-/* launcher.h — what main.c, spawn.c, signals.c and reap.c share (run.h: the run's one report).
- * hotpath-launch is the parent that stays while the profiled program runs (hotpath-run.sh execs
- * it on Linux): it is never preloaded itself. */
+/* launcher.h — what main.c, spawn.c, signals.c, reap.c and watch.c share (run.h: the run's one
+ * report). hotpath-launch is the parent that stays while the profiled program runs (hotpath-run.sh
+ * execs it on Linux): it is never preloaded itself, but for hotpath-run --pid's watcher (watch.c),
+ * whose second turn runs the library to watch another process from outside. */
 #ifndef HP_LAUNCHER_H
 #define HP_LAUNCHER_H
 
@@ -25,6 +26,9 @@ struct hp_launch {
     char **argv;                       /* the program and its arguments */
     struct hp_run_options run;         /* --format, --output, --all, --only, --keep-run-dir */
     struct hp_signals signals;
+    long watch_pid;                    /* --watch PID (--watching: the second turn), 0 = none */
+    int watching;
+    double duration_s;                 /* --duration: the watch's length, 0 = until it is ended */
 };
 
 /* signals.c */
@@ -48,6 +52,11 @@ void hp_exit_like(int status) __attribute__((noreturn));
  * the inherited signal state. 0 with *pid set, or the exit status to end with (127: not found,
  * 126: found but not executable, 1: no fork) once it said why. */
 int hp_spawn(const struct hp_launch *l, pid_t *pid);
+
+/* watch.c */
+/* hotpath-run --pid: check that l->watch_pid can be read, then watch it (the report at the end);
+ * the exit status to end with. */
+int hp_watch(struct hp_launch *l);
 
 /* reap.c */
 /* Makes orphaned descendants the launcher's children (PR_SET_CHILD_SUBREAPER). 0 or -1. */

@@ -6,7 +6,9 @@
  * default 10, after it ended), prints the run's one report (run.h: every process image leaves
  * its own in a run directory, HOTPATH_RUN_DIR) and ends with the program's exit status or death
  * signal. With format none, or HOTPATH_OUTPUT_PATH set (per-process files), there is no run
- * directory: each process writes its own report, as without the launcher. */
+ * directory: each process writes its own report, as without the launcher.
+ *     hotpath-launch --preload LIB --watch PID [--duration S]
+ * watches a running process from outside instead (hotpath-run --pid, watch.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,8 @@
 
 #define ORPHAN_WAIT_MAX_S 1000000000UL
 #define USAGE "usage: hotpath-launch --preload LIB [--orphan-wait S] [--format F] [--output PATH] " \
-              "[--all] [--only PATTERN] [--keep-run-dir] -- program [args...]\n"
+              "[--all] [--only PATTERN] [--keep-run-dir] -- program [args...]\n" \
+              "       hotpath-launch --preload LIB --watch PID [--duration S]\n"
 
 static int parse_orphan_wait(struct hp_launch *l, const char *s)
 {
@@ -30,6 +33,31 @@ static int parse_orphan_wait(struct hp_launch *l, const char *s)
     l->orphan_wait_s = strtoul(s, &end, 10);
     if (errno || end == s || *end || s[0] == '-' || l->orphan_wait_s > ORPHAN_WAIT_MAX_S) {
         fprintf(stderr, "hotpath-run: --orphan-wait needs a whole number of seconds\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* --watch and --watching: a process id. */
+static int parse_pid(struct hp_launch *l, const char *s)
+{
+    char *end;
+    errno = 0;
+    l->watch_pid = strtol(s, &end, 10);
+    if (errno || end == s || *end || l->watch_pid <= 0 || l->watch_pid > 4194304) {
+        fprintf(stderr, "hotpath-run: --pid needs a process id, not \"%s\"\n", s);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_duration(struct hp_launch *l, const char *s)
+{
+    char *end;
+    errno = 0;
+    l->duration_s = strtod(s, &end);
+    if (errno || end == s || *end || !(l->duration_s > 0) || l->duration_s > 31536000) {
+        fprintf(stderr, "hotpath-run: --duration needs a number of seconds above 0, not \"%s\"\n", s);
         return -1;
     }
     return 0;
@@ -56,6 +84,10 @@ static int option(struct hp_launch *l, int argc, char **argv, int i)
         l->run.only = v;
     else if (!strcmp(o, "--orphan-wait"))
         return parse_orphan_wait(l, v) ? -1 : 2;
+    else if (!strcmp(o, "--watch") || !strcmp(o, "--watching"))
+        return (l->watching = o[7] == 'i', parse_pid(l, v)) ? -1 : 2;
+    else if (!strcmp(o, "--duration"))
+        return parse_duration(l, v) ? -1 : 2;
     else
         return 0;
     return 2;
@@ -70,6 +102,8 @@ static int parse(struct hp_launch *l, int argc, char **argv)
         i += n;
     if (n < 0)
         return -1;
+    if (l->watch_pid && l->preload && i == argc)
+        return 0;
     if (!l->preload || i + 1 >= argc || strcmp(argv[i], "--")) {
         fprintf(stderr, USAGE);
         return -1;
@@ -138,6 +172,8 @@ int main(int argc, char **argv)
     int status;
     if (parse(&l, argc, argv))
         return 2;
+    if (l.watch_pid)
+        return hp_watch(&l);
     /* before the fork, so that no descendant is orphaned before it */
     if (hp_subreaper() || hp_signals_take(&l.signals)) {
         perror("hotpath-run: launcher");

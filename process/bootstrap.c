@@ -192,7 +192,15 @@ static void start(int argc, char **argv)
     hp_settings_parse_all((hp_getenv_fn)getenv, warn_line);
     find_identity();
     hp_syms_note_program();
-    hp_report_begin(self->record, hp_pid, argc, argv);
+    int watching = hp_config.watch_pid != 0;
+    if (!watching) {
+        hp_report_begin(self->record, hp_pid, argc, argv);
+    } else if (hp_watch_begin(self) != 0) {
+        warn_line("hotpath: cannot watch that process from here; the profiler is off");
+        hp_active = 0;
+        self->guard--;
+        return;
+    }
     hp_own_fds_set(&own_fds);
     on_exit(at_exit, NULL);
     hp_fork_handlers_install();
@@ -206,7 +214,7 @@ static void start(int argc, char **argv)
     hp_sampler_note_start_cpu(now - start_cpu);
     hp_server_start();
     if (hp_sampler_start(final_report, hp_report_checkpoint, hp_server_launch, hp_config.metrics_start_ms,
-                         sampler_may_wait()) != 0) {
+                         !watching && sampler_may_wait()) != 0) {
         warn_line("hotpath: could not start the sampler thread; CPU figures will be missing");
         hp_server_launch();
     }

@@ -29,6 +29,10 @@ int hp_spawning_child(void);
 /* At start: the fork handlers that hold the registry's lock across a fork (process.c). */
 void hp_fork_handlers_install(void);
 
+/* At start, with HOTPATH_WATCH_PID set (hotpath-run --pid): the sampler, reports and live server
+ * become the watched process's (watch.c), self's thread left out of them; -1 when it cannot be. */
+int hp_watch_begin(struct hp_thread *self);
+
 /* Report signals (SIGTERM, SIGINT, SIGHUP): install where the program left the default. */
 void hp_signals_init(void);
 /* Whether this thread may be inside a signal handler now: a signal is blocked, or the program

@@ -35,6 +35,12 @@ static void header(struct hp_buf *out, const struct hp_history_snap *h, int has_
     hp_buf_free(&line);
     hp_buf_printf(out, "</dd><dt>pid</dt><dd id=\"pid\">%d</dd><dt>duration</dt><dd>%s</dd>"
                   "<dt>RSS</dt><dd>%s (peak %s)</dd>", hp_report_pid(), dur, rss, peak);
+    if (hp_platform_watched_pid()) {
+        char window[HP_FMT_MAX];
+        hp_fmt_bytes(window, (int64_t)f.window_peak_rss_bytes);
+        hp_buf_printf(out, "<dt>watched</dt><dd id=\"watched\">from outside (hotpath-run --pid), %s: the threads view only, "
+                      "RSS peak while watched %s</dd>", hp_platform_target_ended() ? "until it ended" : "while it ran on", window);
+    }
     if (has_history) {
         char res[HP_FMT_MAX];
         hp_fmt_duration(res, hp_history_resolution_ms(h) * 1000000u);

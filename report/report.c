@@ -62,6 +62,7 @@ static struct {
     int exit_status;                  /* the status exit or _exit was given, when has_status */
     _Atomic int has_status;
     const char *exec_path;            /* what the image is exec'ing into, NULL if not (heap) */
+    int watched;                      /* the report is of a process watched from outside */
 } report = {
     .stderr_copy = -1,
 };
@@ -237,6 +238,25 @@ static const char *command(void)
     return report.argc > 0 ? report.argv[0] : "?";
 }
 
+void hp_report_watched(int ppid)
+{
+    report.watched = 1;
+    report.ppid = ppid;
+}
+
+/* The views a watched process's report cannot have: every one but the threads view needs the
+ * library inside the process. */
+static void views_needing_preload(struct hp_buf *out, struct hp_json *j)
+{
+    int n = 0;
+    HP_FOR_EACH_SECTION(s) {
+        if (strcmp(s->key, "threads") == 0) continue;
+        if (j) hp_json_string(j, NULL, s->key);
+        else hp_buf_printf(out, "%s%s", n ? ", " : "", s->key);
+        n++;
+    }
+}
+
 int hp_report_pid(void)
 {
     return report.pid;
@@ -377,8 +397,19 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_buf_printf(out, " | ended by SIG%s in ", hp_platform_signal_name(sig));
         hp_buf_puts(out, thread);
     }
-    if (!atomic_load(&report.written)) hp_buf_puts(out, " | checkpoint: the process was still running");
+    if (report.watched) hp_buf_puts(out, hp_platform_target_ended() ? " | watched until it ended" : " | watched; still running");
+    else if (!atomic_load(&report.written)) hp_buf_puts(out, " | checkpoint: the process was still running");
     hp_buf_putc(out, '\n');
+    if (report.watched) {
+        struct hp_process_figures w;
+        char peak[HP_FMT_MAX];
+        hp_sampler_figures(&w);
+        hp_fmt_bytes(peak, (int64_t)w.window_peak_rss_bytes);
+        hp_buf_printf(out, "[hotpath] watched from outside (hotpath-run --pid): the threads view over the window (RSS peak %s), "
+                           "nothing changed in the process; these views need it run under hotpath-run: ", peak);
+        views_needing_preload(out, NULL);
+        hp_buf_putc(out, '\n');
+    }
     for (unsigned i = 0; i < n; i++) {
         hp_buf_putc(out, '\n');
         t[i].section->table(t[i].snap, out, *t[i].section->limit);
@@ -395,8 +426,9 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
  * not yet (a checkpoint, a live /report). */
 static void ended_json(struct hp_json *j, int final, const char *signal)
 {
-    int status = atomic_load(&report.has_status);
+    int status = atomic_load(&report.has_status) && !report.watched;
     const char *how = !final ? "running" : signal ? "signal" : report.exec_path ? "exec" : "exit";
+    if (report.watched) how = hp_platform_target_ended() ? "exit" : "running";
     hp_json_object_begin(j, "ended");
     hp_json_string(j, "how", how);
     if (final && !signal && !report.exec_path && status) hp_json_i64(j, "status", report.exit_status);
@@ -405,6 +437,22 @@ static void ended_json(struct hp_json *j, int final, const char *signal)
     else hp_json_null(j, "signal");
     if (final && !signal && report.exec_path) hp_json_string(j, "exec", report.exec_path);
     else hp_json_null(j, "exec");
+    hp_json_object_end(j);
+}
+
+/* What a report of a process watched from outside is (hotpath-run --pid). */
+static void watched_json(struct hp_json *j)
+{
+    struct hp_process_figures f;
+    hp_sampler_figures(&f);
+    hp_json_object_begin(j, "watched");
+    hp_json_bool(j, "from_outside", 1);
+    hp_json_bool(j, "process_ended", hp_platform_target_ended());
+    hp_json_u64(j, "window_peak_rss_bytes", f.window_peak_rss_bytes);
+    hp_json_u64(j, "unseen_threads_cpu_ns", f.unseen_threads_cpu_ns);
+    hp_json_array_begin(j, "views_needing_preload");
+    views_needing_preload(NULL, j);
+    hp_json_array_end(j);
     hp_json_object_end(j);
 }
 
@@ -443,6 +491,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_json_null(&j, "signal_thread");
     }
     ended_json(&j, final, sig ? name : NULL);
+    if (report.watched) watched_json(&j);
     struct hp_process_figures f;
     hp_sampler_figures(&f);
     hp_json_object_begin(&j, "profiler");

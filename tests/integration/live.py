@@ -199,3 +199,18 @@ def raw_status(port, data, auth=True):
 
 def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+OTHER_USER = "hotpath-test-other"
+
+
+def other_user():
+    """(uid, gid) of a second local user, a system user made for the test when there is none."""
+    import pwd
+    try:
+        pw = pwd.getpwnam(OTHER_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        OTHER_USER], check=True, capture_output=True)
+        pw = pwd.getpwnam(OTHER_USER)
+    return pw.pw_uid, pw.pw_gid

@@ -16,7 +16,8 @@ import jsonschema
 from harness import SCHEMA, VALIDATOR, clean_env, run, target
 
 CURL_BIN = shutil.which("curl") or "/usr/bin/curl"
-from live import Live, curl, free_port, get_json, raw_status, read_token, token_file, use_runtime, wait_entry
+from live import (Live, curl, free_port, get_json, other_user, raw_status, read_token, token_file, use_runtime,
+                  wait_entry)
 
 
 def section_validator(key):
@@ -187,21 +188,6 @@ def test_processes_that_start_together_share_one_token():
             p.stdout.close()
             p.stderr.close()
         shutil.rmtree(runtime, ignore_errors=True)
-
-
-OTHER_USER = "hotpath-test-other"
-
-
-def other_user():
-    """(uid, gid) of a second local user, a system user made for the test when there is none."""
-    import pwd
-    try:
-        pw = pwd.getpwnam(OTHER_USER)
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                        OTHER_USER], check=True, capture_output=True)
-        pw = pwd.getpwnam(OTHER_USER)
-    return pw.pw_uid, pw.pw_gid
 
 
 def as_other(uid, gid, cmd):

@@ -5,6 +5,7 @@
 #include "core/history.h"
 #include "mappings.h"
 #include "core/memory.h"
+#include "core/platform.h"
 #include "core/procfs.h"
 #include "core/registry.h"
 #include "core/sampler.h"
@@ -180,7 +181,15 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     hp_fmt_bytes(al, (int64_t)s->total.alloc_bytes);
     hp_fmt_bytes(de, (int64_t)s->total.free_bytes);
     hp_fmt_bytes(di, diff(&s->total) + s->inherited);
-    snprintf(figures, sizeof figures, "RSS: %s, Alloc: %s, Dealloc: %s, Diff: %s", rss, al, de, di);
+    /* a process watched from outside (hotpath-run --pid): no allocation is seen, only CPU and RSS */
+    int watched = hp_platform_watched_pid() != 0;
+    if (watched) {
+        char peak[HP_FMT_MAX];
+        hp_fmt_bytes(peak, (int64_t)s->proc.window_peak_rss_bytes);
+        snprintf(figures, sizeof figures, "RSS: %s, peak while watched: %s", rss, peak);
+    } else {
+        snprintf(figures, sizeof figures, "RSS: %s, Alloc: %s, Dealloc: %s, Diff: %s", rss, al, de, di);
+    }
     if (s->inherited) {        /* a fork child: Diff is more than Alloc less Dealloc */
         char in[HP_FMT_MAX];
         hp_fmt_bytes(in, s->inherited);
@@ -197,7 +206,7 @@ static void threads_table(const void *snap, struct hp_buf *out, unsigned limit)
     hp_section_title(out, "threads", "Thread CPU and memory statistics.", figures, shown, s->n);
 
     struct hp_table t;
-    hp_table_init(&t, 10, headers);
+    hp_table_init(&t, watched ? 7 : 10, headers);
     for (unsigned i = 0; i < shown; i++) {
         const struct thread_row *r = &s->rows[pick ? pick[i] : i];
         char pct[HP_FMT_MAX] = "-", max[HP_FMT_MAX] = "-", user[HP_FMT_MAX], sys[HP_FMT_MAX],
