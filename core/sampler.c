@@ -482,6 +482,11 @@ int hp_sampler_launch(void)
 {
     if (atomic_load_explicit(&sampler.launch, memory_order_relaxed) == LAUNCH_DONE) return 0;
     if (!sampler.report_callback) return -1;    /* the profiler is not running */
+    /* not from inside dl_iterate_phdr or dlclose: the new thread's first step, mimalloc's dlopen,
+     * would wait for this thread's loader lock while holding the other, which this thread may ask
+     * for next (a dlsym in its callback); a later point starts it */
+    struct hp_thread *self = hp_self;
+    if (self && atomic_load_explicit(&self->in_loader, memory_order_relaxed)) return -1;
     int saved = errno;
     int r = launch();
     errno = saved;

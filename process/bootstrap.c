@@ -39,7 +39,7 @@ char **hp_settings;
 
 /* ---- the process-wide hooks' own real functions ---- */
 
-/* hp_resolve's lookups, then exec.c's and creds.c's: once every lookup is done (a thread that
+/* hp_resolve's lookups, then exec.c's, creds.c's and waits.c's: once every lookup is done (a thread that
  * races another here looks the same pointers up again). */
 void hp_process_resolve(void)
 {
@@ -48,6 +48,7 @@ void hp_process_resolve(void)
     if (!hp_resolve()) return;   /* a lookup under way on this thread: the next call does it */
     hp_resolve_exec();
     hp_resolve_creds();
+    hp_resolve_waits();
     atomic_store_explicit(&done, 1, memory_order_release);
 }
 

@@ -10,6 +10,7 @@
 void hp_process_resolve(void);
 void hp_resolve_exec(void);
 void hp_resolve_creds(void);
+void hp_resolve_waits(void);
 /* Where libhotpath.so itself lives, for children's LD_PRELOAD. */
 extern char hp_lib_path[];
 /* The HOTPATH_* entries of our environment at start, NULL-terminated, for children. */

@@ -8,8 +8,12 @@
  * before the call, not interrupt it (Python, told by SIGINT's handler, would sleep on through its
  * Ctrl-C); nor can a handler of the program's be running here then, which may have interrupted
  * malloc, which pthread_create would enter again. A program with handlers starts it from its
- * other points (core/sampler.h). The real functions are looked up at each one's first call, so
- * that a process which never blocks pays no lookup. */
+ * other points (core/sampler.h). The real functions are looked up at start with the other hooks'
+ * (hp_resolve_waits): at a first call they would be looked up where dlsym may not be called, in a
+ * signal handler (every one of these calls but select is async-signal-safe) or inside the
+ * program's dl_iterate_phdr callback, whose loader lock dlsym's own lock may then wait behind (a
+ * thread in dlopen holds that one and waits for this one). Only a call before the start looks its
+ * function up itself. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -25,32 +29,37 @@
 #include "process.h"
 
 #define WAIT_FNS(X, C)                                                                                                         \
-    X(C, sleep,           "sleep",           NULL, LAZY, unsigned, (unsigned))                                                 \
-    X(C, usleep,          "usleep",          NULL, LAZY, int, (useconds_t))                                                    \
-    X(C, nanosleep,       "nanosleep",       NULL, LAZY, int, (const struct timespec *, struct timespec *))                    \
-    X(C, clock_nanosleep, "clock_nanosleep", NULL, LAZY, int, (clockid_t, int, const struct timespec *, struct timespec *))    \
-    X(C, pause,           "pause",           NULL, LAZY, int, (void))                                                          \
-    X(C, sigsuspend,      "sigsuspend",      NULL, LAZY, int, (const sigset_t *))                                              \
-    X(C, sigwait,         "sigwait",         NULL, LAZY, int, (const sigset_t *, int *))                                       \
-    X(C, sigwaitinfo,     "sigwaitinfo",     NULL, LAZY, int, (const sigset_t *, siginfo_t *))                                 \
-    X(C, sigtimedwait,    "sigtimedwait",    NULL, LAZY, int, (const sigset_t *, siginfo_t *, const struct timespec *))        \
-    X(C, poll,            "poll",            NULL, LAZY, int, (struct pollfd *, nfds_t, int))                                  \
-    X(C, poll_chk,        "__poll_chk",      NULL, LAZY, int, (struct pollfd *, nfds_t, int, size_t))                          \
-    X(C, ppoll,           "ppoll",           NULL, LAZY, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *)) \
-    X(C, select,          "select",          NULL, LAZY, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *))           \
-    X(C, pselect,         "pselect",         NULL, LAZY, int, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *)) \
-    X(C, epoll_wait,      "epoll_wait",      NULL, LAZY, int, (int, struct epoll_event *, int, int))                           \
-    X(C, epoll_pwait,     "epoll_pwait",     NULL, LAZY, int, (int, struct epoll_event *, int, int, const sigset_t *))         \
-    X(C, wait,            "wait",            NULL, LAZY, pid_t, (int *))                                                       \
-    X(C, waitpid,         "waitpid",         NULL, LAZY, pid_t, (pid_t, int *, int))                                           \
-    X(C, waitid,          "waitid",          NULL, LAZY, int, (idtype_t, id_t, siginfo_t *, int))                              \
-    X(C, wait3,           "wait3",           NULL, LAZY, pid_t, (int *, int, struct rusage *))                                 \
-    X(C, wait4,           "wait4",           NULL, LAZY, pid_t, (pid_t, int *, int, struct rusage *))
+    X(C, sleep,           "sleep",           NULL, EAGER, unsigned, (unsigned))                                                \
+    X(C, usleep,          "usleep",          NULL, EAGER, int, (useconds_t))                                                   \
+    X(C, nanosleep,       "nanosleep",       NULL, EAGER, int, (const struct timespec *, struct timespec *))                   \
+    X(C, clock_nanosleep, "clock_nanosleep", NULL, EAGER, int, (clockid_t, int, const struct timespec *, struct timespec *))   \
+    X(C, pause,           "pause",           NULL, EAGER, int, (void))                                                         \
+    X(C, sigsuspend,      "sigsuspend",      NULL, EAGER, int, (const sigset_t *))                                             \
+    X(C, sigwait,         "sigwait",         NULL, EAGER, int, (const sigset_t *, int *))                                      \
+    X(C, sigwaitinfo,     "sigwaitinfo",     NULL, EAGER, int, (const sigset_t *, siginfo_t *))                                \
+    X(C, sigtimedwait,    "sigtimedwait",    NULL, EAGER, int, (const sigset_t *, siginfo_t *, const struct timespec *))       \
+    X(C, poll,            "poll",            NULL, EAGER, int, (struct pollfd *, nfds_t, int))                                 \
+    X(C, poll_chk,        "__poll_chk",      NULL, EAGER, int, (struct pollfd *, nfds_t, int, size_t))                         \
+    X(C, ppoll,           "ppoll",           NULL, EAGER, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *)) \
+    X(C, select,          "select",          NULL, EAGER, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *))          \
+    X(C, pselect,         "pselect",         NULL, EAGER, int, (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *)) \
+    X(C, epoll_wait,      "epoll_wait",      NULL, EAGER, int, (int, struct epoll_event *, int, int))                          \
+    X(C, epoll_pwait,     "epoll_pwait",     NULL, EAGER, int, (int, struct epoll_event *, int, int, const sigset_t *))        \
+    X(C, wait,            "wait",            NULL, EAGER, pid_t, (int *))                                                      \
+    X(C, waitpid,         "waitpid",         NULL, EAGER, pid_t, (pid_t, int *, int))                                          \
+    X(C, waitid,          "waitid",          NULL, EAGER, int, (idtype_t, id_t, siginfo_t *, int))                             \
+    X(C, wait3,           "wait3",           NULL, EAGER, pid_t, (int *, int, struct rusage *))                                \
+    X(C, wait4,           "wait4",           NULL, EAGER, pid_t, (pid_t, int *, int, struct rusage *))
 
 static struct {
     HP_REAL_FIELDS(WAIT_FNS)
 } waits;
 HP_REAL_LAZY_ACCESSORS(WAIT_FNS, waits)
+
+void hp_resolve_waits(void)
+{
+    HP_REAL_LOOKUPS(WAIT_FNS, waits);
+}
 
 /* for_child: a wait for a child, whose end stays to be reaped (a zombie) if SIGCHLD's handler
  * ran in that moment, so the wait still returns: a shell, whose handlers are many, waits there. */
@@ -76,7 +85,7 @@ static inline void blocking(int for_child)
 #define CALL(fn, blocks, fail, ...)                \
     do {                                           \
         if (blocks) blocking(FOR_CHILD_##fn);      \
-        __typeof__(waits.fn) real = waits_##fn();  \
+        __typeof__(waits.fn) real = waits_##fn();  /* looked up at start, or else now */ \
         if (!real) {                               \
             errno = ENOSYS;                        \
             return fail;                           \

@@ -1,7 +1,11 @@
 """Racing patterns that once hung a program, each run many times under a watchdog: none may hang.
-Before the fixes, the same runs hung 13 of 100 (CPU samples and dlclose) and 9 of 10 (a fork from
-a signal handler inside pthread_create)."""
+Before the fixes, the same runs hung 13 of 100 (CPU samples and dlclose), 9 of 10 (a fork from
+a signal handler inside pthread_create) and 4 of 200 with both CPUs busy (a wait inside
+dl_iterate_phdr's callback)."""
+import os
+import shutil
 import subprocess
+import tempfile
 
 from harness import clean_env, target
 
@@ -34,6 +38,23 @@ def test_cpu_samples_that_interrupt_malloc_while_threads_dlclose():
 def test_cpu_samples_against_threads_that_allocate_and_dlclose():
     hung, wrong = watchdog([target("stress_sample_dlclose"), "300"],
                            {"HOTPATH_CPU_HZ": "1000", "HOTPATH_OUTPUT_FORMAT": "none"})
+    assert (hung, wrong) == (0, 0), (hung, wrong)
+
+
+def test_a_wait_inside_dl_iterate_phdrs_callback_with_the_cpus_busy():
+    """The program waits for a child inside its dl_iterate_phdr callback (the loader's write lock
+    held): the wait hook's first-call dlsym asked for the loader's other lock, held by the sampler
+    that the same wait had just started, whose dlopen of mimalloc waited for the write lock."""
+    out = tempfile.mkdtemp(prefix="hotpath-stress-")
+    hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(2)]
+    try:
+        hung, wrong = watchdog([target("fork_in_loader"), "callback"],
+                               {"HOTPATH_OUTPUT_FORMAT": "json", "HOTPATH_OUTPUT_PATH": os.path.join(out, "%p.json")})
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+        shutil.rmtree(out, ignore_errors=True)
     assert (hung, wrong) == (0, 0), (hung, wrong)
 
 
