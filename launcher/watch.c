@@ -76,6 +76,10 @@ static int check_readable(long pid)
     const char *close_paren = strrchr(buf, ')');
     if (close_paren && (close_paren[2] == 'Z' || close_paren[2] == 'X'))
         return fprintf(stderr, "hotpath-run: process %ld has ended (a zombie its parent has not waited for)\n", pid), 1;
+    const char *tgid = read_proc(pid, "status", buf, sizeof buf) == 0 ? strstr(buf, "\nTgid:") : NULL;
+    if (tgid && strtol(tgid + 6, NULL, 10) != pid)
+        return fprintf(stderr, "hotpath-run: %ld is a thread of process %ld: watch --pid %ld\n", pid, strtol(tgid + 6, NULL, 10),
+                       strtol(tgid + 6, NULL, 10)), 1;
     snprintf(path, sizeof path, "/proc/%ld/task", pid);
     DIR *d = opendir(path);
     if (!d)

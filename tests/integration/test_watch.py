@@ -191,6 +191,16 @@ def test_a_process_that_is_not_there_is_refused_naming_why():
     assert rc == 1 and f"no process {dead.pid}" in err and "[hotpath]" not in out + err, err
 
 
+def test_a_thread_id_is_refused_naming_its_process():
+    w = Watched()
+    try:
+        tid = next(int(t) for t in os.listdir(f"/proc/{w.pid}/task") if int(t) != w.pid)   # the sleeper
+        rc, out, err = refused([RUN, "--pid", str(tid), "--duration", "1"])
+    finally:
+        w.close()
+    assert rc == 1 and f"{tid} is a thread of process {w.pid}: watch --pid {w.pid}" in err, err
+
+
 @ROOT_ONLY
 def test_a_process_hidden_by_hidepid_is_refused_naming_why():
     """/proc mounted with hidepid=2 (in a mount namespace of the test's own) hides root's process
