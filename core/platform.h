@@ -75,6 +75,8 @@ int hp_platform_task_cpu_ns(int tid, uint64_t *ns);
 int hp_platform_process_cpu_ns(uint64_t *ns);
 /* Whether the watched process has ended (gone, or a zombie); 0 when watching this one. */
 int hp_platform_target_ended(void);
+/* The parent of the process read (this one's, or the watched one's; 0 when unknown). */
+int hp_platform_ppid(void);
 /* "SEGV" for SIGSEGV ("?" when unknown), "ENOENT" for ENOENT ("error" when unknown). */
 const char *hp_platform_signal_name(int sig);
 const char *hp_platform_errno_name(int err);

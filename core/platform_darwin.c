@@ -139,7 +139,6 @@ int hp_thread_cpu_ns(int tid, uint64_t *out)
     return t ? 0 : -1;
 }
 
-/* The current resident size, and the peak (getrusage would give only the peak). */
 /* Watching another process (hotpath-run --pid) is Linux's only: task_for_pid needs rights a
  * user's process does not have. */
 int hp_platform_watch(int pid)
@@ -169,6 +168,12 @@ int hp_platform_target_ended(void)
     return 0;
 }
 
+int hp_platform_ppid(void)
+{
+    return getppid();
+}
+
+/* The current resident size, and the peak (getrusage would give only the peak). */
 long hp_platform_cmdline(char *buf, size_t size)
 {
     (void)buf;

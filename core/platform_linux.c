@@ -165,11 +165,7 @@ int hp_platform_task_cpu_ns(int tid, uint64_t *ns)
     char path[64], buf[128];
     snprintf(path, sizeof path, "%s/task/%d/schedstat", target.dir, tid);
     long len = read_file(path, buf, sizeof buf);
-    if (len <= 0 || buf[0] < '0' || buf[0] > '9') return -1;
-    uint64_t v = 0;
-    for (const char *p = buf; *p >= '0' && *p <= '9'; p++) v = v * 10 + (uint64_t)(*p - '0');
-    *ns = v;
-    return 0;
+    return len > 0 ? hp_parse_schedstat_ns(buf, (size_t)len, ns) : -1;
 }
 
 int hp_platform_process_cpu_ns(uint64_t *ns)
@@ -185,11 +181,16 @@ int hp_platform_target_ended(void)
 {
     if (!target.pid) return 0;
     struct hp_task_stat st;
-    char path[48], buf[1024];
-    snprintf(path, sizeof path, "%s/stat", target.dir);
-    long len = read_file(path, buf, sizeof buf);
-    if (len <= 0) return 1;
-    return hp_parse_task_stat(buf, (size_t)len, &st) != 0 || st.state == 'Z' || st.state == 'X';
+    return hp_platform_task_stat(target.pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+}
+
+int hp_platform_ppid(void)
+{
+    char buf[4096];
+    uint64_t ppid = 0;
+    if (!target.pid) return getppid();
+    long len = read_process_file("status", buf, sizeof buf);
+    return len > 0 && hp_parse_status_kb(buf, (size_t)len, "PPid", &ppid) == 0 ? (int)ppid : 0;
 }
 
 int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)

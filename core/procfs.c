@@ -72,6 +72,12 @@ int hp_parse_status_kb(const char *buf, size_t len, const char *field, uint64_t 
     return -1;
 }
 
+int hp_parse_schedstat_ns(const char *buf, size_t len, uint64_t *ns)
+{
+    const char *p = buf;
+    return read_u64(&p, buf + len, ns);
+}
+
 const char *hp_state_name(char state)
 {
     switch (state) {

@@ -18,6 +18,9 @@ int hp_parse_task_stat(const char *buf, size_t len, struct hp_task_stat *out);
 int hp_parse_statm_resident(const char *buf, size_t len, uint64_t *pages);
 /* /proc/self/status: the value in kB of a field such as "VmHWM"; 0 on success. */
 int hp_parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb);
+/* /proc/PID/task/TID/schedstat: the thread's time on a CPU in nanoseconds (its first figure);
+ * 0 on success. */
+int hp_parse_schedstat_ns(const char *buf, size_t len, uint64_t *ns);
 /* The display word for a state letter: "Running", "Sleeping", ...; "Unknown" otherwise. */
 const char *hp_state_name(char state);
 

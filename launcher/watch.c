@@ -50,6 +50,18 @@ static int read_proc(long pid, const char *name, char *buf, size_t size)
     return 0;
 }
 
+/* The state letter of the process's stat (R, S, Z, ...) into *state, 0 when its text has none;
+ * -1 with errno when it cannot be read. */
+static int proc_state(long pid, char *state)
+{
+    char buf[1024];
+    if (read_proc(pid, "stat", buf, sizeof buf) != 0)
+        return -1;
+    const char *close_paren = strrchr(buf, ')');
+    *state = close_paren && close_paren[1] ? close_paren[2] : 0;
+    return 0;
+}
+
 static int cannot(long pid, const char *what, int err)
 {
     const char *why = err == EACCES || err == EPERM ? (proc_hides_pids() ? " (/proc is mounted with hidepid: another user's processes are closed to this one)"
@@ -65,7 +77,8 @@ static int check_readable(long pid)
     char buf[1024], path[64];
     if (pid == getpid())
         return fprintf(stderr, "hotpath-run: --pid %ld is hotpath-run itself\n", pid), 1;
-    if (read_proc(pid, "stat", buf, sizeof buf) != 0) {
+    char state;
+    if (proc_state(pid, &state) != 0) {
         if (errno == ENOENT || errno == ESRCH) {
             fprintf(stderr, "hotpath-run: no process %ld%s\n", pid,
                     proc_hides_pids() ? " visible to this user (/proc is mounted with hidepid, which hides other users' processes)" : "");
@@ -73,13 +86,12 @@ static int check_readable(long pid)
         }
         return cannot(pid, "/proc/PID/stat", errno);
     }
-    const char *close_paren = strrchr(buf, ')');
-    if (close_paren && (close_paren[2] == 'Z' || close_paren[2] == 'X'))
+    if (state == 'Z' || state == 'X')
         return fprintf(stderr, "hotpath-run: process %ld has ended (a zombie its parent has not waited for)\n", pid), 1;
-    const char *tgid = read_proc(pid, "status", buf, sizeof buf) == 0 ? strstr(buf, "\nTgid:") : NULL;
-    if (tgid && strtol(tgid + 6, NULL, 10) != pid)
-        return fprintf(stderr, "hotpath-run: %ld is a thread of process %ld: watch --pid %ld\n", pid, strtol(tgid + 6, NULL, 10),
-                       strtol(tgid + 6, NULL, 10)), 1;
+    const char *tgid_line = read_proc(pid, "status", buf, sizeof buf) == 0 ? strstr(buf, "\nTgid:") : NULL;
+    long tgid = tgid_line ? strtol(tgid_line + 6, NULL, 10) : pid;
+    if (tgid != pid)
+        return fprintf(stderr, "hotpath-run: %ld is a thread of process %ld: watch --pid %ld\n", pid, tgid, tgid), 1;
     snprintf(path, sizeof path, "/proc/%ld/task", pid);
     DIR *d = opendir(path);
     if (!d)
@@ -118,11 +130,8 @@ static int64_t now_ms(void)
 /* Whether the process has ended: gone, or a zombie. */
 static int ended(long pid)
 {
-    char buf[1024];
-    if (read_proc(pid, "stat", buf, sizeof buf) != 0)
-        return 1;
-    const char *close_paren = strrchr(buf, ')');
-    return close_paren && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+    char state;
+    return proc_state(pid, &state) != 0 || state == 'Z' || state == 'X';
 }
 
 /* The second turn, the library loaded: wait, then exit (the library's report). */

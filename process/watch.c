@@ -13,7 +13,6 @@
 #include "core/config.h"
 #include "core/memory.h"
 #include "core/platform.h"
-#include "core/procfs.h"
 #include "core/registry.h"
 #include "report/report.h"
 #include "report/report_settings.h"
@@ -32,18 +31,6 @@ static int split_argv(char *raw, long n, char ***argv)
     return k;
 }
 
-static int watched_ppid(void)
-{
-    char path[48], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", hp_platform_watched_pid());
-    int fd = hp_platform_open(path, 0, 0);
-    if (fd < 0) return 0;
-    long n = read(fd, buf, sizeof buf - 1);
-    hp_platform_close(fd);
-    uint64_t ppid = 0;
-    return n > 0 && hp_parse_status_kb(buf, (size_t)n, "PPid", &ppid) == 0 ? (int)ppid : 0;
-}
-
 int hp_watch_begin(struct hp_thread *self)
 {
     int pid = (int)hp_config.watch_pid;
@@ -55,12 +42,9 @@ int hp_watch_begin(struct hp_thread *self)
     hp_report_begin(self->record, pid, argc, argv);
     hp_free(argv);
     hp_free(raw);
-    hp_report_watched(watched_ppid());
     hp_registry_hide(self);
     /* the threads view is the one a process seen from outside has */
-    uint32_t threads = 0;
-    HP_FOR_EACH_SECTION(s)
-        if (strcmp(s->key, "threads") == 0) threads = hp_section_bit(s);
-    hp_report_settings.sections &= threads;
+    const struct hp_section *threads = hp_section_find("threads");
+    hp_report_settings.sections &= threads ? hp_section_bit(threads) : 0;
     return 0;
 }

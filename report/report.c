@@ -62,7 +62,6 @@ static struct {
     int exit_status;                  /* the status exit or _exit was given, when has_status */
     _Atomic int has_status;
     const char *exec_path;            /* what the image is exec'ing into, NULL if not (heap) */
-    int watched;                      /* the report is of a process watched from outside */
 } report = {
     .stderr_copy = -1,
 };
@@ -74,7 +73,7 @@ void hp_report_begin(uint32_t main_record, int pid, int argc, char **argv)
     hp_platform_thread_comm(comm);
     hp_registry_inherit(main_record, comm);
     report.pid = pid;
-    report.ppid = getppid();
+    report.ppid = hp_platform_ppid();
     report.start_ns = hp_now_ns();
     report.argv = hp_alloc((size_t)(argc > 0 ? argc : 1) * sizeof *report.argv);
     if (report.argv)
@@ -238,19 +237,14 @@ static const char *command(void)
     return report.argc > 0 ? report.argv[0] : "?";
 }
 
-void hp_report_watched(int ppid)
-{
-    report.watched = 1;
-    report.ppid = ppid;
-}
-
 /* The views a watched process's report cannot have: every one but the threads view needs the
  * library inside the process. */
 static void views_needing_preload(struct hp_buf *out, struct hp_json *j)
 {
     int n = 0;
+    const struct hp_section *threads = hp_section_find("threads");
     HP_FOR_EACH_SECTION(s) {
-        if (strcmp(s->key, "threads") == 0) continue;
+        if (s == threads) continue;
         if (j) hp_json_string(j, NULL, s->key);
         else hp_buf_printf(out, "%s%s", n ? ", " : "", s->key);
         n++;
@@ -397,10 +391,11 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_buf_printf(out, " | ended by SIG%s in ", hp_platform_signal_name(sig));
         hp_buf_puts(out, thread);
     }
-    if (report.watched) hp_buf_puts(out, hp_platform_target_ended() ? " | watched until it ended" : " | watched; still running");
+    int watched = hp_platform_watched_pid() != 0;
+    if (watched) hp_buf_puts(out, hp_platform_target_ended() ? " | watched until it ended" : " | watched; still running");
     else if (!atomic_load(&report.written)) hp_buf_puts(out, " | checkpoint: the process was still running");
     hp_buf_putc(out, '\n');
-    if (report.watched) {
+    if (watched) {
         struct hp_process_figures w;
         char peak[HP_FMT_MAX];
         hp_sampler_figures(&w);
@@ -426,9 +421,10 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
  * not yet (a checkpoint, a live /report). */
 static void ended_json(struct hp_json *j, int final, const char *signal)
 {
-    int status = atomic_load(&report.has_status) && !report.watched;
+    int watched = hp_platform_watched_pid() != 0;
+    int status = atomic_load(&report.has_status) && !watched;
     const char *how = !final ? "running" : signal ? "signal" : report.exec_path ? "exec" : "exit";
-    if (report.watched) how = hp_platform_target_ended() ? "exit" : "running";
+    if (watched) how = hp_platform_target_ended() ? "exit" : "running";
     hp_json_object_begin(j, "ended");
     hp_json_string(j, "how", how);
     if (final && !signal && !report.exec_path && status) hp_json_i64(j, "status", report.exit_status);
@@ -491,7 +487,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
         hp_json_null(&j, "signal_thread");
     }
     ended_json(&j, final, sig ? name : NULL);
-    if (report.watched) watched_json(&j);
+    if (hp_platform_watched_pid()) watched_json(&j);
     struct hp_process_figures f;
     hp_sampler_figures(&f);
     hp_json_object_begin(&j, "profiler");

@@ -57,9 +57,6 @@ void hp_report_ending_signal(int sig, int tid);
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections);
 /* Who is profiled, for the live views (report/http_server.c). */
 int hp_report_pid(void);
-/* The report is of a process watched from outside (hotpath-run --pid, process/watch.c), whose
- * parent is ppid: its header and JSON say so, and which views it cannot have. */
-void hp_report_watched(int ppid);
 const char *hp_report_command(void);
 /* The whole command line into out (the HTML page's header): the arguments as the text header
  * shows them (an argument with a space, or none at all, quoted), never cut. */

@@ -278,6 +278,26 @@ START_TEST(status_last_line_without_newline)
 }
 END_TEST
 
+/* ---- schedstat ---- */
+
+START_TEST(schedstat_first_figure)
+{
+    static const char text[] = "1006066202 238666 7\n";
+    size_t n = sizeof text - 1;
+    char *b = hp_unit_exact(text, n);
+    uint64_t ns = 0;
+    ck_assert_int_eq(hp_parse_schedstat_ns(b, n, &ns), 0);
+    ck_assert_uint_eq(ns, 1006066202);
+    ck_assert_int_eq(hp_parse_schedstat_ns(b, 4, &ns), 0);     /* cut: what is there */
+    ck_assert_uint_eq(ns, 1006);
+    ck_assert_int_eq(hp_parse_schedstat_ns(b, 0, &ns), -1);
+    free(b);
+    b = hp_unit_exact(" 5 6 7\n", 7);
+    ck_assert_int_eq(hp_parse_schedstat_ns(b, 7, &ns), -1);     /* not a number first */
+    free(b);
+}
+END_TEST
+
 /* ---- state names ---- */
 
 START_TEST(state_names)
@@ -336,6 +356,7 @@ static Suite *procfs_suite(void)
     HP_ADD(tc, status_fixture);
     HP_ADD(tc, status_missing_or_bad);
     HP_ADD(tc, status_last_line_without_newline);
+    HP_ADD(tc, schedstat_first_figure);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("state");
