@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -144,6 +145,14 @@ long hp_platform_cmdline(char *buf, size_t size)
     return read_file(path, buf, size);
 }
 
+/* Counts the entries of a task directory other than the main thread's (hp_platform_target_ended). */
+static int count_other_task(const char *name, void *ctx)
+{
+    int *others = ctx;
+    if (*name >= '0' && *name <= '9' && atoi(name) != target.pid) (*others)++;
+    return 0;
+}
+
 int hp_platform_watch(int pid)
 {
     target.pid = pid;
@@ -181,7 +190,18 @@ int hp_platform_target_ended(void)
 {
     if (!target.pid) return 0;
     struct hp_task_stat st;
-    return hp_platform_task_stat(target.pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+    if (hp_platform_task_stat(target.pid, &st) != 0 || st.state == 'X') return 1;
+    if (st.state != 'Z') return 0;
+    /* a zombie main thread is the process's end only when no other thread is left (one that
+     * called pthread_exit stays a zombie while the others run) */
+    char path[48];
+    int others = 0;
+    snprintf(path, sizeof path, "%s/task", target.dir);
+    int fd = hp_platform_open(path, O_RDONLY | O_DIRECTORY, 0);
+    if (fd < 0) return 1;
+    hp_platform_scan_dir(fd, count_other_task, &others);
+    hp_platform_close(fd);
+    return others == 0;
 }
 
 int hp_platform_ppid(void)

@@ -62,6 +62,20 @@ static int proc_state(long pid, char *state)
     return 0;
 }
 
+/* Whether the process has a thread besides its main one. */
+static int other_threads(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", pid);
+    DIR *d = opendir(path);
+    int others = 0;
+    for (struct dirent *e; d && !others && (e = readdir(d));)
+        others = e->d_name[0] != '.' && strtol(e->d_name, NULL, 10) != pid;
+    if (d)
+        closedir(d);
+    return others;
+}
+
 static int cannot(long pid, const char *what, int err)
 {
     const char *why = err == EACCES || err == EPERM ? (proc_hides_pids() ? " (/proc is mounted with hidepid: another user's processes are closed to this one)"
@@ -69,6 +83,16 @@ static int cannot(long pid, const char *what, int err)
                                                     : "";
     fprintf(stderr, "hotpath-run: cannot watch process %ld: %s: %s%s\n", pid, what, strerror(err), why);
     return 1;
+}
+
+/* Whether the process has ended: gone, or a zombie with no other thread left (a main thread
+ * that called pthread_exit is a zombie while the others run). */
+static int ended(long pid)
+{
+    char state;
+    if (proc_state(pid, &state) != 0 || state == 'X')
+        return 1;
+    return state == 'Z' && !other_threads(pid);
 }
 
 /* Whether the process can be watched: its stat, its threads and their CPU times readable. */
@@ -86,7 +110,7 @@ static int check_readable(long pid)
         }
         return cannot(pid, "/proc/PID/stat", errno);
     }
-    if (state == 'Z' || state == 'X')
+    if (ended(pid))
         return fprintf(stderr, "hotpath-run: process %ld has ended (a zombie its parent has not waited for)\n", pid), 1;
     const char *tgid_line = read_proc(pid, "status", buf, sizeof buf) == 0 ? strstr(buf, "\nTgid:") : NULL;
     long tgid = tgid_line ? strtol(tgid_line + 6, NULL, 10) : pid;
@@ -125,13 +149,6 @@ static int64_t now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Whether the process has ended: gone, or a zombie. */
-static int ended(long pid)
-{
-    char state;
-    return proc_state(pid, &state) != 0 || state == 'Z' || state == 'X';
 }
 
 /* The second turn, the library loaded: wait, then exit (the library's report). */

@@ -142,6 +142,27 @@ def test_the_process_ending_ends_the_watch_with_a_report():
     assert_within(t["worker"]["cpu_total_ns"], own["worker"], "worker")
 
 
+def test_a_process_whose_main_thread_has_ended_is_watched_until_its_end():
+    """A main thread that called pthread_exit is a zombie while the other threads run: that is no
+    end of the process, for the watch's start nor for its end."""
+    w = Watched(args=("main-exits",), watch_args=("--duration", "3")).start().wait_registered()
+    try:
+        w.go()
+        own = w.lines(2)
+        assert w.end() == 0, w.watch_stderr()
+        assert w.proc.poll() is None
+        late = subprocess.run([RUN, "--pid", str(w.pid), "--duration", "0.5", "-f", "none"], capture_output=True,
+                              env=w.env, timeout=30)
+        report = w.report()
+    finally:
+        w.close()
+    assert late.returncode == 0, late.stderr        # a watch begun after the main thread ended
+    t = by_name(report)
+    assert report["watched"]["process_ended"] is False and report["ended"]["how"] == "running"
+    assert t["main"]["status"] == "Zombie" and t["burner"]["status"] == "Running"
+    assert_within(t["worker"]["cpu_total_ns"], own["worker"], "worker")
+
+
 def test_ctrl_c_ends_the_watch_with_the_text_report():
     w = Watched(fmt="table").start().wait_registered()
     try:

@@ -2,7 +2,8 @@
  * (the watch has begun), "burner" spins for good, "worker" spins 1.0 s of CPU then sleeps,
  * "finisher" spins 0.5 s of CPU then ends, "sleeper" sleeps. Each that stops spinning prints its
  * own CPU time (getrusage RUSAGE_THREAD, in ns) as "NAME CPU_NS". With the argument `exit` the
- * main thread ends the process once worker and finisher are done. Also built static
+ * main thread ends the process once worker and finisher are done; with `main-exits` it calls
+ * pthread_exit once they have begun, and the process runs on without it. Also built static
  * (watched_static): nothing can be preloaded into it, and the watch still works. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -73,6 +74,7 @@ static pthread_t start(void *(*fn)(void *), const char *name, void *arg)
 int main(int argc, char **argv)
 {
     int exit_after = argc > 1 && strcmp(argv[1], "exit") == 0;
+    int main_exits = argc > 1 && strcmp(argv[1], "main-exits") == 0;
     char line[16];
     start(sleeper, "sleeper", NULL);
     printf("ready\n");
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
     if (!fgets(line, sizeof line, stdin)) return 1;
     if (!exit_after) start(burner, "burner", NULL);
     pthread_t w = start(worker, "worker", &exit_after), f = start(finisher, "finisher", NULL);
+    if (main_exits) pthread_exit(NULL);
     pthread_join(f, NULL);
     if (!exit_after) for (;;) pause();
     pthread_join(w, NULL);
