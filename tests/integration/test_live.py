@@ -601,7 +601,7 @@ def test_real_prometheus_scrapes_two_profiled_processes_via_file_sd():
     from live import free_port
     prometheus = shutil.which("prometheus")
     assert prometheus, "the prometheus package is not installed (scripts/install-deps.sh)"
-    # scraped with the user's token (authorization.credentials_file, as README says); a job
+    # scraped with the user's token (authorization.credentials_file, as docs/REFERENCE.md says); a job
     # without it is refused (up == 0)
     with Live() as a, Live(runtime=a.runtime) as b, tempfile.TemporaryDirectory() as d:
         targets = subprocess.run([RUN, "prometheus-targets"], capture_output=True, check=True,
