@@ -10,13 +10,14 @@
 
 void hp_memory_init(void);              /* choose the heap (memory_linux.c, memory_darwin.c) */
 void hp_memory_settle(int load);        /* a process that lasts: the heap for the long run (Linux: mimalloc, if load) */
+void hp_memory_restart_in_child(void);  /* a fork child: the early heap again until it settles (Linux) */
 void *hp_alloc(size_t n);               /* zeroed; NULL on failure */
 void *hp_realloc(void *p, size_t n);
 void hp_free(void *p);
 char *hp_strdup(const char *s);
 void *hp_pages(size_t n);               /* zeroed, page-backed, never freed; NULL on failure */
 void hp_pages_zero(void *p, size_t n);  /* zero (part of) a hp_pages block, page-aligned, without touching it */
-uint64_t hp_memory_in_use(void);
-const void *hp_memory_code(void);      /* an address in mimalloc's code once it serves, else NULL (Linux) */        /* bytes held by the profiler now: its heap, and its pages' resident part */
+uint64_t hp_memory_in_use(void);        /* bytes held by the profiler now: its heap, and its pages' resident part */
+const void *hp_memory_code(void);       /* an address in mimalloc's code once it serves, else NULL (Linux) */
 
 #endif

@@ -46,6 +46,10 @@ void hp_memory_settle(int load)
     (void)load;
 }
 
+void hp_memory_restart_in_child(void)
+{
+}
+
 size_t hp_heap_early_bytes(void)
 {
     return 0;      /* no early heap: the zone serves from the start */

@@ -6,7 +6,10 @@
  * thread), mimalloc, whose shared library also defines malloc and operator new, so it is opened
  * RTLD_LOCAL: its symbols stay out of the global scope and the program's allocator is untouched.
  * Without it, glibc's internal entry points (__libc_*) serve, which no hook sees. A block goes
- * back to the heap that made it: early blocks are known by their chunk. */
+ * back to the heap that made it: early blocks are known by their chunk. A fork child cuts its new
+ * blocks early again until its own sampler starts (hp_memory_restart_in_child): mimalloc's first
+ * blocks on a thread of its own take a heap and a page per size class, some fifty page faults,
+ * more than the rest of a short child's profiling. */
 #define _GNU_SOURCE
 #include "memory.h"
 #include "memory_heap.h"
@@ -51,6 +54,7 @@ static struct {
     size_t (*libc_usable)(void *);           /* glibc's own: the global one may be another allocator's */
     struct late_heap late;                   /* mimalloc, or glibc's internal entry points */
     _Atomic int settled;                     /* new blocks come from late */
+    int late_chosen;                         /* late was chosen (in this process or before its fork) */
 } heap = { .late = { __libc_calloc, __libc_realloc, __libc_free, libc_usable_size } };
 
 static void *map(size_t n)
@@ -153,11 +157,24 @@ static void *heap_calloc(size_t n, size_t size)
     return early_alloc(total);   /* NULL when full: a late block now would be freed into mimalloc */
 }
 
+/* A late block while early blocks are cut (a fork child before its sampler): moved to an early
+ * one, so the late heap makes nothing on this thread. */
+static void *late_to_early(void *p, size_t n)
+{
+    void *q = early_alloc(n);
+    if (!q) return NULL;
+    size_t old = heap.late.usable(p);
+    memcpy(q, p, old < n ? old : n);
+    heap.late.free(p);
+    return q;
+}
+
 static void *heap_realloc(void *p, size_t n)
 {
     if (!p) return heap_calloc(1, n);
     int c = early_chunk_of(p);
-    return c >= 0 ? early_realloc(c, p, n) : heap.late.realloc(p, n);
+    if (c >= 0) return early_realloc(c, p, n);
+    return atomic_load_explicit(&heap.settled, memory_order_acquire) ? heap.late.realloc(p, n) : late_to_early(p, n);
 }
 
 static void heap_free(void *p)
@@ -202,6 +219,11 @@ void hp_memory_init(void)
 void hp_memory_settle(int load)
 {
     if (atomic_load(&heap.settled)) return;
+    if (heap.late_chosen) {    /* a fork child's: the parent's choice stands, its blocks go back there */
+        atomic_store_explicit(&heap.settled, 1, memory_order_release);
+        return;
+    }
+    heap.late_chosen = 1;
     void *h = load ? dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL) : NULL;
     void *c = h ? dlsym(h, "mi_calloc") : NULL, *r = h ? dlsym(h, "mi_realloc") : NULL;
     void *f = h ? dlsym(h, "mi_free") : NULL, *u = h ? dlsym(h, "mi_usable_size") : NULL;
@@ -211,9 +233,14 @@ void hp_memory_settle(int load)
     atomic_store_explicit(&heap.settled, 1, memory_order_release);
 }
 
+void hp_memory_restart_in_child(void)
+{
+    atomic_store_explicit(&heap.settled, 0, memory_order_release);
+}
+
 const void *hp_memory_code(void)
 {
-    return atomic_load(&heap.settled) ? (const void *)heap.late.calloc : NULL;
+    return heap.late_chosen ? (const void *)heap.late.calloc : NULL;
 }
 
 void *hp_heap_map_pages(size_t n)
@@ -223,7 +250,7 @@ void *hp_heap_map_pages(size_t n)
 
 size_t hp_heap_resident(void *p, size_t n)
 {
-    unsigned char vec[1024];
+    unsigned char vec[4096];     /* 16 MB a call */
     size_t page = 4096, resident = 0;
     for (size_t off = 0; off < n; off += sizeof vec * page) {
         size_t len = n - off < sizeof vec * page ? n - off : sizeof vec * page;

@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/loader_lock.h"
+#include "core/memory.h"
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
@@ -150,6 +151,7 @@ HP_EXPORT pid_t fork(void)
         }
     } else if (pid == 0) {
         self->guard++;
+        hp_memory_restart_in_child();
         uint64_t now = hp_now_ns();
         hp_pid = getpid();
         hp_report_child_identity(hp_pid, now);

@@ -1,7 +1,7 @@
 /* test_early_heap.c — the profiler's heap before its sampler starts (core/memory_linux.c): blocks
  * cut in order, zeroed, aligned, growing in place when last, moving when not, big ones in chunks
  * of their own, counted whole; and after hp_memory_settle, early blocks still realloc and free
- * while new ones come from the heap that lasts. Each test runs in a fork of the suite's process
+ * while new ones come from the heap that lasts; a fork child's early blocks. Each test runs in a fork of the suite's process
  * (Check's default), so each starts from an unsettled heap. */
 #include "unit.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/memory.h"
+#include "core/memory_heap.h"
 
 static int all_zero(const unsigned char *p, size_t n)
 {
@@ -110,6 +111,55 @@ START_TEST(early_blocks_live_on_after_the_heap_settles)
 }
 END_TEST
 
+/* A fork child of a process whose heap settled cuts early blocks again (mimalloc would make a heap
+ * and a page per size class on the child's thread), moves a late block it grows to the early heap,
+ * and goes back to the late heap, not a new one, when it settles itself. */
+START_TEST(a_fork_child_cuts_early_blocks_until_it_settles)
+{
+    hp_memory_settle(1);
+    char *late = hp_alloc(5000);
+    memset(late, 'L', 5000);
+    size_t early = hp_heap_early_bytes();
+    ck_assert_ptr_nonnull(late);
+    hp_memory_restart_in_child();
+    char *a = hp_alloc(3000);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_ge(hp_heap_early_bytes(), early + 3000);
+    early = hp_heap_early_bytes();
+    char *moved = hp_realloc(late, 8000);
+    ck_assert_ptr_nonnull(moved);
+    ck_assert_uint_ge(hp_heap_early_bytes(), early + 8000);
+    for (int i = 0; i < 5000; i++) ck_assert_int_eq(moved[i], 'L');
+    ck_assert(all_zero((unsigned char *)moved + 5000, 3000));
+    hp_free(moved);
+    hp_free(a);
+    const void *code = hp_memory_code();
+    hp_memory_settle(1);
+    ck_assert_ptr_eq(hp_memory_code(), code);
+    early = hp_heap_early_bytes();
+    hp_free(hp_alloc(4000));
+    ck_assert_uint_eq(hp_heap_early_bytes(), early);
+}
+END_TEST
+
+/* Page-backed regions count what is resident of them, side by side or apart (adjacent ones are
+ * read as one span). */
+START_TEST(page_regions_count_their_touched_pages)
+{
+    enum { PAGE_BYTES = 4096 };
+    char *a = hp_pages(16 * PAGE_BYTES), *b = hp_pages(5 * PAGE_BYTES + 100), *c = hp_pages(16 * PAGE_BYTES);
+    ck_assert(a && b && c);
+    uint64_t before = hp_memory_in_use();
+    a[0] = 1;
+    b[5 * PAGE_BYTES + 50] = 1;                  /* the page past its whole ones */
+    c[15 * PAGE_BYTES] = 1;
+    c[3 * PAGE_BYTES] = 1;
+    ck_assert_uint_eq(hp_memory_in_use(), before + 4 * PAGE_BYTES);
+    hp_pages_zero(c, 16 * PAGE_BYTES);
+    ck_assert_uint_eq(hp_memory_in_use(), before + 2 * PAGE_BYTES);
+}
+END_TEST
+
 static void *cut_many(void *arg)
 {
     uintptr_t tag = (uintptr_t)arg;
@@ -145,6 +195,8 @@ static Suite *suite(void)
     HP_ADD(tc, big_blocks_and_a_full_chunk);
     HP_ADD(tc, freed_blocks_stay_counted_until_the_heap_settles);
     HP_ADD(tc, early_blocks_live_on_after_the_heap_settles);
+    HP_ADD(tc, a_fork_child_cuts_early_blocks_until_it_settles);
+    HP_ADD(tc, page_regions_count_their_touched_pages);
     HP_ADD(tc, threads_cut_blocks_that_never_overlap);
     suite_add_tcase(s, tc);
     return s;
