@@ -3,6 +3,7 @@
 #include "memory.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "memory_heap.h"
@@ -10,6 +11,9 @@
 /* Page-backed tables are sized for the worst case and touched as they fill: what they cost is
  * their resident part, read when asked. Regions past the list count whole. */
 #define MAX_REGIONS 512
+#define PAGE 4096
+
+struct span { uintptr_t at; size_t n; };
 
 /* The accounting: the heap's bytes in use, and the page-backed regions (listed, or past the
  * list counted whole). */
@@ -75,13 +79,32 @@ void hp_pages_zero(void *p, size_t n)
     hp_heap_zero_pages(p, n);
 }
 
+/* The listed regions in address order, each run of adjacent ones (mmap places them side by side,
+ * top down) as one span: a mincore call a span, not one a region. */
+static unsigned listed_spans(struct span *out)
+{
+    unsigned n = atomic_load(&memory.nregions), k = 0;
+    for (unsigned i = 0; i < n && i < MAX_REGIONS; i++) {
+        void *p = atomic_load_explicit(&memory.regions[i].p, memory_order_acquire);
+        if (!p) continue;
+        struct span r = { (uintptr_t)p, (memory.regions[i].n + PAGE - 1) & ~(size_t)(PAGE - 1) };
+        unsigned j = k++;
+        for (; j > 0 && out[j - 1].at > r.at; j--) out[j] = out[j - 1];
+        out[j] = r;
+    }
+    unsigned m = 0;
+    for (unsigned i = 0; i < k; i++) {
+        if (m > 0 && out[m - 1].at + out[m - 1].n == out[i].at) out[m - 1].n += out[i].n;
+        else out[m++] = out[i];
+    }
+    return m;
+}
+
 uint64_t hp_memory_in_use(void)
 {
     uint64_t total = atomic_load(&memory.heap_bytes) + atomic_load(&memory.unlisted_page_bytes) + hp_heap_early_bytes();
-    unsigned n = atomic_load(&memory.nregions);
-    for (unsigned i = 0; i < n && i < MAX_REGIONS; i++) {
-        void *p = atomic_load_explicit(&memory.regions[i].p, memory_order_acquire);
-        if (p) total += hp_heap_resident(p, memory.regions[i].n);
-    }
+    struct span spans[MAX_REGIONS];
+    unsigned n = listed_spans(spans);
+    for (unsigned i = 0; i < n; i++) total += hp_heap_resident((void *)spans[i].at, spans[i].n);
     return total;
 }

@@ -48,13 +48,6 @@ int hp_parse_task_stat(const char *buf, size_t len, struct hp_task_stat *out)
     return 0;
 }
 
-int hp_parse_statm_resident(const char *buf, size_t len, uint64_t *pages)
-{
-    const char *end = buf + len;
-    const char *p = skip_field(buf, end);
-    return read_u64(&p, end, pages);
-}
-
 int hp_parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb)
 {
     size_t flen = strlen(field);

@@ -14,8 +14,6 @@ struct hp_task_stat {
 
 /* /proc/PID/task/TID/stat: 0 on success. */
 int hp_parse_task_stat(const char *buf, size_t len, struct hp_task_stat *out);
-/* /proc/self/statm: resident pages; 0 on success. */
-int hp_parse_statm_resident(const char *buf, size_t len, uint64_t *pages);
 /* /proc/self/status: the value in kB of a field such as "VmHWM"; 0 on success. */
 int hp_parse_status_kb(const char *buf, size_t len, const char *field, uint64_t *kb);
 /* /proc/PID/task/TID/schedstat: the thread's time on a CPU in nanoseconds (its first figure);

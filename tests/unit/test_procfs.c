@@ -1,5 +1,5 @@
 /* test_procfs.c — core/procfs.h against /proc files captured as fixtures
- * (tests/unit/fixtures/task_stat_*, statm, status). Buffers handed to the parsers are exactly
+ * (tests/unit/fixtures/task_stat_*, status). Buffers handed to the parsers are exactly
  * `len` bytes with no terminator, so ASan reports any read past the length. */
 #include "core/procfs.h"
 #include "unit.h"
@@ -175,42 +175,6 @@ START_TEST(task_stat_garbage)
 }
 END_TEST
 
-/* ---- statm ---- */
-
-START_TEST(statm_fixture)
-{
-    size_t len;
-    char *buf = hp_unit_fixture("statm", &len);
-    uint64_t pages = 0;
-    ck_assert_int_eq(hp_parse_statm_resident(buf, len, &pages), 0);
-    ck_assert_uint_eq(pages, 4587);          /* field 2, not size (23104) or shared (1420) */
-    free(buf);
-}
-END_TEST
-
-START_TEST(statm_bad)
-{
-    static const char *const bad[] = { "", "23104", "23104 ", "23104 x 1420", "a b c", " " };
-    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
-        size_t len = strlen(bad[i]);
-        char *buf = hp_unit_exact(bad[i], len);
-        uint64_t pages = 77;
-        ck_assert_msg(hp_parse_statm_resident(buf, len, &pages) == -1, "statm case %u parsed", i);
-        free(buf);
-    }
-    /* the length is honoured: a cut after the first field fails */
-    static const char good[] = "23104 4587 1420 36 0 19288 0\n";
-    char *buf = hp_unit_exact(good, 6);
-    uint64_t pages;
-    ck_assert_int_eq(hp_parse_statm_resident(buf, 6, &pages), -1);
-    free(buf);
-    buf = hp_unit_exact(good, 8);
-    ck_assert_int_eq(hp_parse_statm_resident(buf, 8, &pages), 0);
-    ck_assert_uint_eq(pages, 45);
-    free(buf);
-}
-END_TEST
-
 /* ---- status ---- */
 
 START_TEST(status_fixture)
@@ -350,9 +314,7 @@ static Suite *procfs_suite(void)
     HP_ADD(tc, task_stat_garbage);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("statm_status");
-    HP_ADD(tc, statm_fixture);
-    HP_ADD(tc, statm_bad);
+    tc = tcase_create("status");
     HP_ADD(tc, status_fixture);
     HP_ADD(tc, status_missing_or_bad);
     HP_ADD(tc, status_last_line_without_newline);
