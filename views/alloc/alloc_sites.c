@@ -25,12 +25,17 @@ struct live {
     uint64_t bytes, calls_fx;
 };
 
-_Atomic uint64_t hp_alloc_filter[1u << (HP_ALLOC_FILTER_BITS - 6)];
+_Atomic uint64_t hp_alloc_filter[1u << (HP_ALLOC_FILTER_BITS - 6)] __attribute__((aligned(4096)));
+
+/* The filter's words a 4 KB page; its pages are at most 32 (alloc.filter_pages_set). */
+#define FILTER_PAGE_WORDS (4096 / sizeof(uint64_t))
+_Static_assert(sizeof hp_alloc_filter / 4096 <= 32, "filter_pages_set has a bit a filter page");
 
 /* The view's state: the filter's counts, the sampled blocks, the stacks, the figures by site and
  * by thread, and the counters. */
 static struct {
     _Atomic unsigned char *filter_counts;
+    _Atomic uint32_t filter_pages_set;   /* bit k: the filter's page k has had a bit set */
     struct live *live;
     uint32_t live_mask;
     struct hp_stacks table;
@@ -100,6 +105,7 @@ static void filter_set(uint32_t b)
 {
     unsigned char c = atomic_load_explicit(&alloc.filter_counts[b], memory_order_relaxed);
     while (c != 255 && !atomic_compare_exchange_weak(&alloc.filter_counts[b], &c, (unsigned char)(c + 1))) { }
+    atomic_fetch_or(&alloc.filter_pages_set, 1u << ((b >> 6) / FILTER_PAGE_WORDS));
     atomic_fetch_or(&hp_alloc_filter[b >> 6], 1ull << (b & 63));
 }
 
@@ -219,9 +225,11 @@ void hp_alloc_sites_fork_child(void)
 {
     if (!atomic_load(&alloc.on)) return;
     /* the filter is static memory shared with the parent until written: only words with bits
-     * set are, so pages without a sampled block stay shared */
+     * set are, so pages without a sampled block stay shared; and only the pages that ever had
+     * one are read, so the others cost the child no page fault */
+    uint32_t pages = atomic_exchange(&alloc.filter_pages_set, 0);
     for (size_t i = 0; i < sizeof hp_alloc_filter / sizeof *hp_alloc_filter; i++)
-        if (atomic_load_explicit(&hp_alloc_filter[i], memory_order_relaxed))
+        if ((pages >> (i / FILTER_PAGE_WORDS) & 1) && atomic_load_explicit(&hp_alloc_filter[i], memory_order_relaxed))
             atomic_store_explicit(&hp_alloc_filter[i], 0, memory_order_relaxed);
     /* the tables are whole page blocks: given back rather than written, so each child of a
      * forking server does not make them resident */
