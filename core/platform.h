@@ -37,7 +37,7 @@ int hp_platform_high_floor(void);
 int hp_platform_start_thread(void *(*fn)(void *));
 /* Run fn on a stack of its own (Linux): the final report written on a program thread whose own
  * stack may be small (a handler's alternate stack, 8 KB in a Rust program). On this stack when
- * none can be mapped. */
+ * it is the main thread's with room to spare, or when none can be mapped. */
 #define HP_OWN_STACK_BYTES (256 * 1024)
 void hp_platform_on_own_stack(void (*fn)(void));
 /* Write all of a buffer with raw syscalls (EINTR retried); gives up on any other error. */
@@ -59,8 +59,12 @@ int hp_platform_open(const char *path, int flags, int mode);
 void hp_platform_close(int fd);
 void hp_platform_unlink(const char *path);
 int hp_platform_rename(const char *from, const char *to);
-/* The process's command line as ps reads it (Linux: /proc/self/cmdline, NUL-separated), at most
- * size - 1 bytes into buf: its length, or -1 where there is none (macOS). */
+/* The process's start (the constructor's arguments, as exec left them): where its command line
+ * and the top of its main stack lie (Linux; nothing elsewhere). */
+void hp_platform_note_start(int argc, char **argv, char **envp);
+/* The process's command line as ps reads it (Linux: /proc/self/cmdline's bytes, NUL-separated,
+ * read from the process's memory once its start was noted), at most size - 1 bytes into buf: its
+ * length, or -1 where there is none (macOS). */
 long hp_platform_cmdline(char *buf, size_t size);
 /* Watching another process from outside (hotpath-run --pid, process/watch.c): from
  * hp_platform_watch on, the calls above that read the process (its tasks, their stat, the RSS,

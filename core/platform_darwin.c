@@ -174,6 +174,13 @@ int hp_platform_ppid(void)
 }
 
 /* The current resident size, and the peak (getrusage would give only the peak). */
+void hp_platform_note_start(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    (void)envp;
+}
+
 long hp_platform_cmdline(char *buf, size_t size)
 {
     (void)buf;

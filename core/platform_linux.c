@@ -29,6 +29,13 @@ static struct {
     char dir[32];         /* "/proc/self" or "/proc/PID" */
 } target = { 0, "/proc/self" };
 
+/* The arguments and environment strings as exec laid them out at the top of the main thread's
+ * stack (hp_platform_note_start): the kernel's arg_start, arg_end and env_end, which
+ * /proc/self/cmdline reads; all 0 when unknown. */
+static struct {
+    uintptr_t arg_start, arg_end, env_end;
+} image;
+
 /* The whole of a small /proc file into buf, NUL-terminated; its length, or -1. */
 static long read_file(const char *path, char *buf, size_t size)
 {
@@ -153,8 +160,43 @@ static long read_process_file(const char *name, char *buf, size_t size)
     return read_file(path, buf, size);
 }
 
+void hp_platform_note_start(int argc, char **argv, char **envp)
+{
+    if (argc <= 0 || !argv || !argv[0]) return;
+    image.arg_start = (uintptr_t)argv[0];
+    image.arg_end = (uintptr_t)argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+    image.env_end = image.arg_end;
+    size_t n = 0;
+    while (envp && envp[n]) n++;
+    /* the environment counts only where it follows the arguments, as the kernel has it */
+    if (n && (uintptr_t)envp[0] == image.arg_end) image.env_end = (uintptr_t)envp[n - 1] + strlen(envp[n - 1]) + 1;
+    if (image.arg_end <= image.arg_start || image.env_end < image.arg_end) image.arg_start = image.arg_end = image.env_end = 0;
+}
+
+/* The command line read from this process's own memory, as the kernel's get_mm_cmdline does: the
+ * arguments, or, once a program wrote over the last one's terminator (setproctitle), a string
+ * from the start that may run on into the environment. No file opened, and none of the kernel's
+ * remote-memory path (the most of a short process's report). A program that moved its arguments
+ * elsewhere (prctl PR_SET_MM_ARG_START, which needs CAP_SYS_RESOURCE) keeps its first title. */
+static long own_cmdline(char *buf, size_t size)
+{
+    const char *start = (const char *)image.arg_start;
+    size_t n, args = image.arg_end - image.arg_start, all = image.env_end - image.arg_start;
+    if (start[args - 1]) {
+        n = strnlen(start, all);
+        if (n < all) n++;                 /* its terminator, as the kernel gives it */
+    } else {
+        n = args;
+    }
+    if (n > size - 1) n = size - 1;
+    memcpy(buf, start, n);
+    buf[n] = 0;
+    return (long)n;
+}
+
 long hp_platform_cmdline(char *buf, size_t size)
 {
+    if (!target.pid && image.arg_start && size > 0) return own_cmdline(buf, size);
     char path[48];
     snprintf(path, sizeof path, "%s/cmdline", target.dir);
     return read_file(path, buf, size);
@@ -375,8 +417,29 @@ const char *hp_platform_errno_name(int err)
 
 /* The stack is mapped with a raw syscall (the mmap hook would count it as the program's) below a
  * guard page, and given back once fn returns (an exec that failed goes on). */
+/* Whether fn can run where the calling thread is: the main thread on its own stack (not a signal's
+ * alternate one, not a coroutine's), with twice HP_OWN_STACK_BYTES left above the lowest address
+ * RLIMIT_STACK lets it grow to. Its top is taken a few pages above the environment's end (the
+ * program's path and the end marker lie there): a smaller room than the stack has, never a
+ * larger one. Saves the mapping, its guard, the switch and the unmapping of a stack. */
+static int room_here(void)
+{
+    stack_t alt;
+    struct rlimit rl;
+    uintptr_t here = (uintptr_t)&alt, top = image.env_end + 3 * 4096;
+    if (!image.env_end || hp_platform_gettid() != (int)syscall(SYS_getpid)) return 0;
+    if (syscall(SYS_sigaltstack, NULL, &alt) != 0 || (alt.ss_flags & SS_ONSTACK)) return 0;
+    if (syscall(SYS_getrlimit, RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= top) return 0;
+    uintptr_t low = top - rl.rlim_cur;
+    return here < image.arg_start && here > low && here - low >= 2 * HP_OWN_STACK_BYTES;
+}
+
 void hp_platform_on_own_stack(void (*fn)(void))
 {
+    if (room_here()) {
+        fn();
+        return;
+    }
     size_t guard = 4096, len = HP_OWN_STACK_BYTES + guard;
     long m = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     ucontext_t here, there;

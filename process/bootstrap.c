@@ -225,8 +225,8 @@ static void start(int argc, char **argv)
 /* The program finds errno as the loader left it (start's probes fail with ENOENT on the way). */
 __attribute__((constructor)) static void hp_init(int argc, char **argv, char **envp)
 {
-    (void)envp;
     int saved = errno;
+    hp_platform_note_start(argc, argv, envp);
     start(argc, argv);
     errno = saved;
 }

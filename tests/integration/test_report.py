@@ -243,6 +243,17 @@ def test_title_is_what_the_program_rewrote_over_its_argv():
     assert re.match(r"\[hotpath\] pid \d+ \| worker: idle \| ", first), first
 
 
+def test_title_written_over_the_arguments_and_environment_is_what_proc_shows():
+    """nginx and postgres write titles longer than their arguments, on over the environment: the
+    kernel then reads a string from the start; the report's title (read from the process's own
+    memory) is the same."""
+    r = run([target("title_rewrite"), "--long", "x"])
+    assert r.returncode == 0, r.stderr
+    shown = r.stdout.decode().rstrip("\0")
+    assert shown.startswith("postgres: checkpointer, a title longer"), shown
+    assert r.report["title"] == shown, (r.report["title"], shown)
+
+
 def test_title_of_a_program_that_keeps_its_argv_is_its_argv():
     r = run([target("demo"), "a b", ""])
     assert r.report["title"] == target("demo") + " a b ", r.report["title"]
