@@ -93,13 +93,30 @@ static int add_task(const char *name, void *ctx)
     return 0;
 }
 
+/* What the last read of this process's status said of its threads, and which thread read it
+ * (hp_platform_rss): a status that a thread read in the same pass, just before listing, with one
+ * thread in it, is that thread alone; no other can have started since. */
+static struct {
+    int reader;
+    uint64_t threads;
+} last_status;
+
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
 {
+    *n = 0;
+    if (!target.pid) {
+        int me = hp_platform_gettid(), alone = last_status.reader == me && last_status.threads == 1;
+        last_status.reader = 0;
+        if (alone) {          /* a short process's final report: no directory to read */
+            char name[16];
+            snprintf(name, sizeof name, "%d", me);
+            return add_task(name, &(struct task_list){ tids, n, cap });
+        }
+    }
     char path[48];
     snprintf(path, sizeof path, "%s/task", target.dir);
     int fd = hp_platform_open(path, O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0) return -1;
-    *n = 0;
     struct task_list l = { tids, n, cap };
     int r = hp_platform_scan_dir(fd, add_task, &l);
     hp_platform_close(fd);
@@ -153,10 +170,14 @@ static long read_process_file(const char *name, char *buf, size_t size)
         snprintf(path, sizeof path, "%s/%s", target.dir, name);
         return read_file(path, buf, size);
     }
-    snprintf(path, sizeof path, "/proc/thread-self/%s", name);
-    long len = read_file(path, buf, size);
-    if (len > 0) return len;
-    snprintf(path, sizeof path, "/proc/self/%s", name);   /* before Linux 3.17 */
+    /* the main thread itself: /proc/self, a shorter walk (a fresh process's first read of /proc
+     * makes each directory's entry on the way: 37 against 46 µs on a VM) */
+    if (hp_platform_gettid() != (int)syscall(SYS_getpid)) {
+        snprintf(path, sizeof path, "/proc/thread-self/%s", name);
+        long len = read_file(path, buf, size);
+        if (len > 0) return len;
+    }
+    snprintf(path, sizeof path, "/proc/self/%s", name);   /* also before Linux 3.17 */
     return read_file(path, buf, size);
 }
 
@@ -278,6 +299,11 @@ int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)
     long len = read_process_file("status", buf, sizeof buf);
     if (len <= 0 || hp_parse_status_kb(buf, (size_t)len, "VmRSS", &kb) != 0) return -1;
     *rss_bytes = kb * 1024;
+    uint64_t threads = 0;
+    if (!target.pid && hp_parse_status_kb(buf, (size_t)len, "Threads", &threads) == 0) {
+        last_status.reader = hp_platform_gettid();
+        last_status.threads = threads;
+    }
     if (hp_parse_status_kb(buf, (size_t)len, "VmHWM", &kb) == 0) *peak_rss_bytes = kb * 1024;
     else *peak_rss_bytes = *rss_bytes;
     return 0;

@@ -99,10 +99,10 @@ void hp_unwind_warm_up(void)
      * repeated stacks come from the per-thread tables of unw_backtrace. */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
     atomic_fetch_add(&unw.unwinding, 1);
-    void *frames[4];
-    stepped_backtrace(frames, 4);
+    void *frames[1];   /* one frame initialises as much as four, and reads one FDE, not four */
+    stepped_backtrace(frames, 1);
     hp_unwind_warming = 1;
-    unw_backtrace(frames, 4);
+    unw_backtrace(frames, 1);
     hp_unwind_warming = 0;
     atomic_fetch_sub(&unw.unwinding, 1);
 }
