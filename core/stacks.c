@@ -97,9 +97,10 @@ void hp_stacks_reset(struct hp_stacks *t)
 {
     if (!t->slots) return;
     /* page blocks of their own: given back rather than written, so a fork child (the one caller)
-     * does not fault in every page of a table its parent barely used */
-    hp_pages_zero((void *)t->slots, sizeof *t->slots * (t->slots_mask + 1));
+     * does not fault in every page of a table its parent barely used; none to give back when no
+     * entry was ever claimed (a slot is written only after its entry is counted) */
     uint32_t n = hp_stacks_count(t);
+    if (atomic_load(&t->used)) hp_pages_zero((void *)t->slots, sizeof *t->slots * (t->slots_mask + 1));
     if (n) hp_pages_zero(t->entries, sizeof *t->entries * n);
     atomic_store(&t->used, 0);
     atomic_store(&t->store_used, 0);

@@ -41,6 +41,7 @@ static struct {
     struct hp_stacks table;
     struct hp_alloc_figures *sites, *threads;
     _Atomic uint32_t threads_used;    /* slots of threads[] ever written: a report reads no further */
+    _Atomic int written;              /* a sample was taken (begun): the tables hold something */
     double mean;
     _Atomic int on, started;
     _Atomic uint64_t samples, untracked, seed;
@@ -154,6 +155,7 @@ static void *sample(struct hp_thread *t, void *p, size_t size)
         if (t->alloc_sample_left >= 0) return p;
     }
     t->alloc_sample_left = next_interval();
+    if (!atomic_load_explicit(&alloc.written, memory_order_relaxed)) atomic_store(&alloc.written, 1);
     /* picked with probability 1 - exp(-size/mean): weighted by its inverse */
     double w = 1.0 / -hp_expm1(-(double)size / alloc.mean);
     uint64_t bytes = (uint64_t)((double)size * w + 0.5), calls_fx = (uint64_t)(1024.0 * w + 0.5);
@@ -232,11 +234,13 @@ void hp_alloc_sites_fork_child(void)
         if ((pages >> (i / FILTER_PAGE_WORDS) & 1) && atomic_load_explicit(&hp_alloc_filter[i], memory_order_relaxed))
             atomic_store_explicit(&hp_alloc_filter[i], 0, memory_order_relaxed);
     /* the tables are whole page blocks: given back rather than written, so each child of a
-     * forking server does not make them resident */
-    hp_pages_zero((void *)alloc.filter_counts, 1u << HP_ALLOC_FILTER_BITS);
-    hp_pages_zero(alloc.live, sizeof *alloc.live * (alloc.live_mask + 1));
-    hp_pages_zero(alloc.sites, sizeof *alloc.sites * (alloc.table.max_entries + 1));
-    hp_pages_zero(alloc.threads, sizeof *alloc.threads * (HP_ALLOC_THREADS + 1));
+     * forking server does not make them resident; untouched while the parent took no sample */
+    if (atomic_exchange(&alloc.written, 0)) {
+        hp_pages_zero((void *)alloc.filter_counts, 1u << HP_ALLOC_FILTER_BITS);
+        hp_pages_zero(alloc.live, sizeof *alloc.live * (alloc.live_mask + 1));
+        hp_pages_zero(alloc.sites, sizeof *alloc.sites * (alloc.table.max_entries + 1));
+        hp_pages_zero(alloc.threads, sizeof *alloc.threads * (HP_ALLOC_THREADS + 1));
+    }
     atomic_store(&alloc.threads_used, 0);
     hp_stacks_reset(&alloc.table);
     atomic_store(&alloc.samples, 0);
