@@ -149,6 +149,9 @@ START_TEST(page_regions_count_their_touched_pages)
     enum { PAGE_BYTES = 4096 };
     char *a = hp_pages(16 * PAGE_BYTES), *b = hp_pages(5 * PAGE_BYTES + 100), *c = hp_pages(16 * PAGE_BYTES);
     ck_assert(a && b && c);
+    /* cut in order from one reservation, each rounded up to whole pages */
+    ck_assert_ptr_eq(b, a + 16 * PAGE_BYTES);
+    ck_assert_ptr_eq(c, b + 6 * PAGE_BYTES);
     uint64_t before = hp_memory_in_use();
     a[0] = 1;
     b[5 * PAGE_BYTES + 50] = 1;                  /* the page past its whole ones */
