@@ -271,15 +271,31 @@ struct taken {
     void *snap;
 };
 
-static unsigned take_snapshots(struct taken *out, uint32_t sections)
+/* One picture of the process: the sections' snapshots and the figures the header and footer
+ * state, taken once and rendered in every format asked for (a run directory's JSON and text
+ * files say the same, and the snapshots and the profiler's memory are read once). */
+struct picture {
+    struct taken t[HP_SECTIONS_MAX];
+    unsigned n;
+    uint64_t elapsed_ns, memory_bytes;
+};
+
+static void take_picture(struct picture *p, uint32_t sections)
 {
-    unsigned n = 0;
+    p->n = 0;
     HP_FOR_EACH_SECTION(s) {
         if (!(sections & hp_section_bit(s))) continue;
         void *snap = s->snapshot();
-        if (snap) out[n++] = (struct taken){ s, snap };
+        if (snap) p->t[p->n++] = (struct taken){ s, snap };
     }
-    return n;
+    p->elapsed_ns = hp_now_ns() - report.start_ns;
+    p->memory_bytes = hp_memory_in_use();
+}
+
+static void release_picture(struct picture *p)
+{
+    for (unsigned i = 0; i < p->n; i++) p->t[i].section->release(p->t[i].snap);
+    p->n = 0;
 }
 
 /* The command line in the text header: the arguments tell apart the processes of one program
@@ -374,11 +390,13 @@ static unsigned table_width(void)
     return HP_TABLE_WIDTH_DEFAULT;
 }
 
-static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed)
+static void render_text(struct hp_buf *out, const struct picture *p)
 {
+    const struct taken *t = p->t;
+    unsigned n = p->n;
     char dur[HP_FMT_MAX];
     hp_table_width = table_width();
-    hp_fmt_duration(dur, elapsed);
+    hp_fmt_duration(dur, p->elapsed_ns);
     hp_buf_printf(out, "[hotpath] pid %d | ", report.pid);
     header_command(out);
     hp_buf_printf(out, " | %s |", dur);
@@ -413,7 +431,7 @@ static void render_text(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_sampler_figures(&f);
     char cpu[HP_FMT_MAX], mem[HP_FMT_MAX];
     hp_fmt_cpu_seconds(cpu, f.profiler_cpu_ns);
-    hp_fmt_bytes(mem, (int64_t)hp_memory_in_use());
+    hp_fmt_bytes(mem, (int64_t)p->memory_bytes);
     hp_buf_printf(out, "\n[hotpath] profiler cost: %s CPU, %s memory\n", cpu, mem);
 }
 
@@ -452,9 +470,10 @@ static void watched_json(struct hp_json *j)
     hp_json_object_end(j);
 }
 
-static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, uint64_t elapsed,
-                        int pretty)
+static void render_json(struct hp_buf *out, const struct picture *p, int pretty)
 {
+    const struct taken *t = p->t;
+    unsigned n = p->n;
     struct hp_json j;
     hp_json_init(&j, out, pretty);
     hp_json_object_begin(&j, NULL);
@@ -469,7 +488,7 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     process_title(&title);
     hp_json_string(&j, "title", title.data ? title.data : "");
     hp_buf_free(&title);
-    hp_json_u64(&j, "elapsed_ns", elapsed);
+    hp_json_u64(&j, "elapsed_ns", p->elapsed_ns);
     hp_json_u64(&j, "image", report.image);
     hp_json_i64(&j, "ppid", report.ppid);
     int final = atomic_load(&report.written);
@@ -492,21 +511,25 @@ static void render_json(struct hp_buf *out, const struct taken *t, unsigned n, u
     hp_sampler_figures(&f);
     hp_json_object_begin(&j, "profiler");
     hp_json_u64(&j, "cpu_ns", f.profiler_cpu_ns);
-    hp_json_u64(&j, "memory_bytes", hp_memory_in_use());
+    hp_json_u64(&j, "memory_bytes", p->memory_bytes);
     hp_json_object_end(&j);
     for (unsigned i = 0; i < n; i++) t[i].section->json(t[i].snap, &j);
     hp_json_object_end(&j);
     if (!pretty) hp_buf_putc(out, '\n');
 }
 
+static void render_picture(struct hp_buf *out, enum hp_format format, const struct picture *p)
+{
+    if (format == HP_FORMAT_TABLE) render_text(out, p);
+    else if (format != HP_FORMAT_NONE) render_json(out, p, format == HP_FORMAT_JSON_PRETTY);
+}
+
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections)
 {
-    struct taken t[HP_SECTIONS_MAX];
-    unsigned n = take_snapshots(t, sections);
-    uint64_t elapsed = hp_now_ns() - report.start_ns;
-    if (format == HP_FORMAT_TABLE) render_text(out, t, n, elapsed);
-    else if (format != HP_FORMAT_NONE) render_json(out, t, n, elapsed, format == HP_FORMAT_JSON_PRETTY);
-    for (unsigned i = 0; i < n; i++) t[i].section->release(t[i].snap);
+    struct picture p;
+    take_picture(&p, sections);
+    render_picture(out, format, &p);
+    release_picture(&p);
 }
 
 
@@ -603,13 +626,17 @@ void hp_report_checkpoint(void)
     if (atomic_load(&report.written)) return;
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
+    struct picture p = { .n = 0 };
+    int taken = 0;
     for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) {
         if (!path[0]) continue;           /* stderr: only the final report */
+        if (!taken++) take_picture(&p, hp_report_settings.sections);
         struct hp_buf out = { 0 };
-        hp_report_render(&out, format, hp_report_settings.sections);
+        render_picture(&out, format, &p);
         replace_file(path, &out);
         hp_buf_free(&out);
     }
+    release_picture(&p);
 }
 
 /* "[hotpath] pid 123 bash -> exec /usr/bin/python3": all an image that exec'd away quickly says. */
@@ -626,10 +653,16 @@ void hp_report_write_final(void)
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
     if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
+    struct picture p = { .n = 0 };
+    int taken = 0;
     for (unsigned i = 0; output(i, !quick, path, sizeof path, &format); i++) {
         struct hp_buf out = { 0 };
-        if (quick && format == HP_FORMAT_TABLE) render_exec_line(&out);
-        else hp_report_render(&out, format, hp_report_settings.sections);
+        if (quick && format == HP_FORMAT_TABLE) {
+            render_exec_line(&out);
+        } else {
+            if (!taken++) take_picture(&p, hp_report_settings.sections);
+            render_picture(&out, format, &p);
+        }
         /* in a run's directory, whole or not at all (a file held across a change of
          * credentials is written in place) */
         if (path[0] && run_dir_output() && replace_file(path, &out) == 0) {
@@ -642,6 +675,7 @@ void hp_report_write_final(void)
         if (fd >= 0) hp_platform_close(fd);
         hp_buf_free(&out);
     }
+    release_picture(&p);
     HP_FOR_EACH_SECTION(s)     /* folded stacks and flame graphs: HOTPATH_CPU_FOLDED, ... */
         if (s->files_write) s->files_write(report.pid, report.image, command());
 #if !defined(__APPLE__)   /* no HTML report in the macOS build */
