@@ -22,7 +22,8 @@ int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap);
 int hp_platform_may_open_files(void);
 void hp_platform_stop_opening(void);
 int hp_platform_task_stat(int tid, struct hp_task_stat *out);
-int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes);
+/* The RSS, its peak and the number of threads (0 when not known). */
+int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes, uint64_t *threads);
 int hp_platform_gettid(void);
 /* A close-on-exec duplicate of fd placed high, above the program's usual range (docs/DESIGN.md rule
  * 12): from 64 below RLIMIT_NOFILE but not above 1024 on Linux (1000 on macOS where the limit is

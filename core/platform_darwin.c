@@ -173,7 +173,6 @@ int hp_platform_ppid(void)
     return getppid();
 }
 
-/* The current resident size, and the peak (getrusage would give only the peak). */
 void hp_platform_note_start(int argc, char **argv, char **envp)
 {
     (void)argc;
@@ -188,8 +187,11 @@ long hp_platform_cmdline(char *buf, size_t size)
     return -1;   /* no rewritten titles read back here: the title is the exec-time argv */
 }
 
-int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)
+/* The current resident size, and the peak (getrusage would give only the peak); the thread count
+ * is not read here (0). */
+int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes, uint64_t *threads)
 {
+    *threads = 0;
     mach_task_basic_info_data_t info;
     mach_msg_type_number_t count = MACH_TASK_BASIC_INFO_COUNT;
     if (task_info(mach_task_self(), MACH_TASK_BASIC_INFO, (task_info_t)&info, &count) != KERN_SUCCESS)

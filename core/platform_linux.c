@@ -93,30 +93,13 @@ static int add_task(const char *name, void *ctx)
     return 0;
 }
 
-/* What the last read of this process's status said of its threads, and which thread read it
- * (hp_platform_rss): a status that a thread read in the same pass, just before listing, with one
- * thread in it, is that thread alone; no other can have started since. */
-static struct {
-    int reader;
-    uint64_t threads;
-} last_status;
-
 int hp_platform_list_tasks(int **tids, size_t *n, size_t *cap)
 {
-    *n = 0;
-    if (!target.pid) {
-        int me = hp_platform_gettid(), alone = last_status.reader == me && last_status.threads == 1;
-        last_status.reader = 0;
-        if (alone) {          /* a short process's final report: no directory to read */
-            char name[16];
-            snprintf(name, sizeof name, "%d", me);
-            return add_task(name, &(struct task_list){ tids, n, cap });
-        }
-    }
     char path[48];
     snprintf(path, sizeof path, "%s/task", target.dir);
     int fd = hp_platform_open(path, O_RDONLY | O_DIRECTORY, 0);
     if (fd < 0) return -1;
+    *n = 0;
     struct task_list l = { tids, n, cap };
     int r = hp_platform_scan_dir(fd, add_task, &l);
     hp_platform_close(fd);
@@ -161,6 +144,12 @@ int hp_platform_task_stat(int tid, struct hp_task_stat *out)
     return hp_parse_task_stat(buf, (size_t)len, out);
 }
 
+/* Whether the calling thread is the process's main thread. */
+static int on_main_thread(void)
+{
+    return hp_platform_gettid() == (int)syscall(SYS_getpid);
+}
+
 /* A file of the process's, as the calling thread sees it: /proc/self is the main thread's, whose
  * memory figures read 0 once it has ended (pthread_exit, cancelled) while the process lives on. */
 static long read_process_file(const char *name, char *buf, size_t size)
@@ -172,7 +161,7 @@ static long read_process_file(const char *name, char *buf, size_t size)
     }
     /* the main thread itself: /proc/self, a shorter walk (a fresh process's first read of /proc
      * makes each directory's entry on the way: 37 against 46 µs on a VM) */
-    if (hp_platform_gettid() != (int)syscall(SYS_getpid)) {
+    if (!on_main_thread()) {
         snprintf(path, sizeof path, "/proc/thread-self/%s", name);
         long len = read_file(path, buf, size);
         if (len > 0) return len;
@@ -291,19 +280,15 @@ int hp_platform_ppid(void)
     return len > 0 && hp_parse_status_kb(buf, (size_t)len, "PPid", &ppid) == 0 ? (int)ppid : 0;
 }
 
-int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes)
+int hp_platform_rss(uint64_t *rss_bytes, uint64_t *peak_rss_bytes, uint64_t *threads)
 {
-    /* both from status (VmRSS is statm's resident field in kB): one file, not two */
+    /* all from status (VmRSS is statm's resident field in kB): one file, not two */
     char buf[4096];
     uint64_t kb = 0;
     long len = read_process_file("status", buf, sizeof buf);
     if (len <= 0 || hp_parse_status_kb(buf, (size_t)len, "VmRSS", &kb) != 0) return -1;
     *rss_bytes = kb * 1024;
-    uint64_t threads = 0;
-    if (!target.pid && hp_parse_status_kb(buf, (size_t)len, "Threads", &threads) == 0) {
-        last_status.reader = hp_platform_gettid();
-        last_status.threads = threads;
-    }
+    if (hp_parse_status_kb(buf, (size_t)len, "Threads", threads) != 0) *threads = 0;
     if (hp_parse_status_kb(buf, (size_t)len, "VmHWM", &kb) == 0) *peak_rss_bytes = kb * 1024;
     else *peak_rss_bytes = *rss_bytes;
     return 0;
@@ -441,8 +426,6 @@ const char *hp_platform_errno_name(int err)
     return name ? name : "error";
 }
 
-/* The stack is mapped with a raw syscall (the mmap hook would count it as the program's) below a
- * guard page, and given back once fn returns (an exec that failed goes on). */
 /* Whether fn can run where the calling thread is: the main thread on its own stack (not a signal's
  * alternate one, not a coroutine's), with twice HP_OWN_STACK_BYTES left above the lowest address
  * RLIMIT_STACK lets it grow to. Its top is taken a few pages above the environment's end (the
@@ -453,13 +436,15 @@ static int room_here(void)
     stack_t alt;
     struct rlimit rl;
     uintptr_t here = (uintptr_t)&alt, top = image.env_end + 3 * 4096;
-    if (!image.env_end || hp_platform_gettid() != (int)syscall(SYS_getpid)) return 0;
+    if (!image.env_end || !on_main_thread()) return 0;
     if (syscall(SYS_sigaltstack, NULL, &alt) != 0 || (alt.ss_flags & SS_ONSTACK)) return 0;
     if (syscall(SYS_getrlimit, RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= top) return 0;
     uintptr_t low = top - rl.rlim_cur;
     return here < image.arg_start && here > low && here - low >= 2 * HP_OWN_STACK_BYTES;
 }
 
+/* The stack is mapped with a raw syscall (the mmap hook would count it as the program's) below a
+ * guard page, and given back once fn returns (an exec that failed goes on). */
 void hp_platform_on_own_stack(void (*fn)(void))
 {
     if (room_here()) {

@@ -239,11 +239,20 @@ static void finish_pass(size_t nwork, int with_stat, int final)
 }
 
 /* List the process's threads and reconcile the records with them (caller holds pass_lock);
- * -1 when /proc could not be read. */
-static int list_and_reconcile(int discover, size_t *nwork)
+ * -1 when /proc could not be read. alone: the calling thread is the process's only one (its
+ * status, just read, counted one thread): the list is that thread, no task directory read (a
+ * short process's final report). */
+static int list_and_reconcile(int discover, size_t *nwork, int alone)
 {
     uint32_t listing = hp_registry_listing();
-    int listed = hp_platform_list_tasks(&sampler.tids, &sampler.ntids, &sampler.cap_tids);
+    int listed;
+    if (alone) {
+        listed = reserve((void **)&sampler.tids, &sampler.cap_tids, 1, sizeof *sampler.tids);
+        if (listed == 0) sampler.tids[0] = hp_platform_gettid();
+        sampler.ntids = listed == 0;
+    } else {
+        listed = hp_platform_list_tasks(&sampler.tids, &sampler.ntids, &sampler.cap_tids);
+    }
     /* a watched process that has ended has no thread left (a zombie's main thread is listed) */
     if (hp_platform_watched_pid() && hp_platform_target_ended()) {
         listed = 0;
@@ -272,14 +281,14 @@ void hp_sample(int final)
         hp_spin_unlock(&sampler.pass_lock);
         return;
     }
-    uint64_t rss = 0, peak = 0;
-    if (hp_platform_rss(&rss, &peak) == 0) {
+    uint64_t rss = 0, peak = 0, threads = 0;
+    if (hp_platform_rss(&rss, &peak, &threads) == 0) {
         atomic_store(&sampler.last_rss, rss);
         atomic_store(&sampler.last_peak_rss, peak);
         if (rss > atomic_load(&sampler.window_peak_rss)) atomic_store(&sampler.window_peak_rss, rss);
     }
     size_t nwork;
-    if (list_and_reconcile(1, &nwork) != 0) {
+    if (list_and_reconcile(1, &nwork, threads == 1 && !hp_platform_watched_pid()) != 0) {
         hp_spin_unlock(&sampler.pass_lock);
         return;
     }
@@ -300,7 +309,7 @@ static void retire_ended(void)
 {
     size_t nwork;
     hp_spin_lock(&sampler.pass_lock);
-    if (hp_platform_may_open_files()) list_and_reconcile(0, &nwork);
+    if (hp_platform_may_open_files()) list_and_reconcile(0, &nwork, 0);
     hp_spin_unlock(&sampler.pass_lock);
 }
 

@@ -277,11 +277,15 @@ struct taken {
 struct picture {
     struct taken t[HP_SECTIONS_MAX];
     unsigned n;
+    int taken;
     uint64_t elapsed_ns, memory_bytes;
 };
 
-static void take_picture(struct picture *p, uint32_t sections)
+/* The picture, taken at its first use. */
+static const struct picture *take_picture(struct picture *p, uint32_t sections)
 {
+    if (p->taken) return p;
+    p->taken = 1;
     p->n = 0;
     HP_FOR_EACH_SECTION(s) {
         if (!(sections & hp_section_bit(s))) continue;
@@ -290,12 +294,14 @@ static void take_picture(struct picture *p, uint32_t sections)
     }
     p->elapsed_ns = hp_now_ns() - report.start_ns;
     p->memory_bytes = hp_memory_in_use();
+    return p;
 }
 
 static void release_picture(struct picture *p)
 {
     for (unsigned i = 0; i < p->n; i++) p->t[i].section->release(p->t[i].snap);
     p->n = 0;
+    p->taken = 0;
 }
 
 /* The command line in the text header: the arguments tell apart the processes of one program
@@ -526,9 +532,8 @@ static void render_picture(struct hp_buf *out, enum hp_format format, const stru
 
 void hp_report_render(struct hp_buf *out, enum hp_format format, uint32_t sections)
 {
-    struct picture p;
-    take_picture(&p, sections);
-    render_picture(out, format, &p);
+    struct picture p = { .taken = 0 };
+    render_picture(out, format, take_picture(&p, sections));
     release_picture(&p);
 }
 
@@ -626,13 +631,11 @@ void hp_report_checkpoint(void)
     if (atomic_load(&report.written)) return;
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
-    struct picture p = { .n = 0 };
-    int taken = 0;
+    struct picture p = { .taken = 0 };
     for (unsigned i = 0; output(i, 1, path, sizeof path, &format); i++) {
         if (!path[0]) continue;           /* stderr: only the final report */
-        if (!taken++) take_picture(&p, hp_report_settings.sections);
         struct hp_buf out = { 0 };
-        render_picture(&out, format, &p);
+        render_picture(&out, format, take_picture(&p, hp_report_settings.sections));
         replace_file(path, &out);
         hp_buf_free(&out);
     }
@@ -653,16 +656,11 @@ void hp_report_write_final(void)
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
     if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
-    struct picture p = { .n = 0 };
-    int taken = 0;
+    struct picture p = { .taken = 0 };
     for (unsigned i = 0; output(i, !quick, path, sizeof path, &format); i++) {
         struct hp_buf out = { 0 };
-        if (quick && format == HP_FORMAT_TABLE) {
-            render_exec_line(&out);
-        } else {
-            if (!taken++) take_picture(&p, hp_report_settings.sections);
-            render_picture(&out, format, &p);
-        }
+        if (quick && format == HP_FORMAT_TABLE) render_exec_line(&out);
+        else render_picture(&out, format, take_picture(&p, hp_report_settings.sections));
         /* in a run's directory, whole or not at all (a file held across a change of
          * credentials is written in place) */
         if (path[0] && run_dir_output() && replace_file(path, &out) == 0) {
