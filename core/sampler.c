@@ -468,7 +468,8 @@ static int launch(void)
 static void set_origin(void)
 {
     sampler.origin_ns = hp_now_ns();
-    sampler.due_ns = sampler.origin_ns + (uint64_t)HP_SAMPLER_DEFER_MS * 1000000u;
+    unsigned ms = hp_config.interval_ms < HP_SETTLE_MS ? hp_config.interval_ms : HP_SETTLE_MS;
+    sampler.due_ns = sampler.origin_ns + (uint64_t)ms * 1000000u;
 }
 
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),

@@ -19,12 +19,14 @@ struct hp_process_figures {
  * late_ms after the start (or after a fork), at the first pass (at most HP_SETTLE_MS after it)
  * when late_ms is 0, or sooner: work that a process which ends sooner (a compiler's pass, a
  * shell's command) need not pay for. The sampler wakes for it between its passes.
- * With defer, the thread is not started yet: a process that ends within milliseconds never pays
- * for one (its report is written on the thread that ends it). It starts at hp_sampler_launch,
- * which the hooks call where the program can be seen to outlive that (a second thread, a
- * listening socket, CPU time past HP_SAMPLER_DEFER_MS). Ditto after a fork. */
+ * With defer, the thread is not started yet: a process that ends within its first interval never
+ * pays for one (its report is written on the thread that ends it), and a program of one thread
+ * keeps glibc's single-threaded paths that long (a lock, getc and read without atomics, a fork
+ * with no other CPU to tell). It starts at hp_sampler_launch, which the hooks call where the
+ * program can be seen to outlive that (a second thread, a listening socket, a blocking call;
+ * a wait for a child, an allocation or CPU sample once the first interval, at most HP_SETTLE_MS,
+ * has passed: hp_sampler_launch_due). Ditto after a fork. */
 #define HP_SETTLE_MS 250
-#define HP_SAMPLER_DEFER_MS 20
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
                      unsigned late_ms, int defer);
 /* Start a deferred sampler now, from a point where the program holds no libc lock (a hook of a

@@ -270,3 +270,22 @@ def test_each_thread_costs_little_memory():
     rss_added = slopes[True][1] - slopes[False][1]
     assert vsz_added < 2048, (vsz_added, slopes)
     assert rss_added < 128, (rss_added, slopes)
+
+
+def test_a_one_thread_program_stays_single_threaded_through_its_first_interval():
+    """The sampler thread started at a shell's first wait for its command: glibc then took every
+    lock, getc and read of the program with atomics (an uncontended lock pair 3 ns, then 12), and
+    each later fork of the shell paid for a second thread. A program of one thread that forks,
+    waits and allocates now keeps glibc's single-threaded state until its first interval has
+    passed; past it, the sampler runs, and the report still counts the program's allocations."""
+    r = run([target("one_thread"), "700"])
+    assert r.returncode == 0, r.stderr[-300:]
+    early, late = (line.split() for line in r.stdout.decode().splitlines())
+    assert early[0] == "early" and late[0] == "late", r.stdout
+    assert float(early[3]) < 200, f"the early part took {early[3]} ms: a machine too slow to tell"
+    assert early[1:3] == ["1", "1"], f"tasks, glibc single-threaded early: {early[1:3]}"
+    assert late[1:3] == ["2", "0"], f"tasks, glibc single-threaded late: {late[1:3]}"
+    assert len(r.reports) == 6, sorted(r.reports)      # each /bin/true reports too
+    parent = next(rep for rep in r.reports.values() if rep["command"] != "true")
+    assert row(parent, "main")["alloc_count"] >= 5 * 2000
+    assert bare([target("one_thread"), "100"]).stdout.decode().split()[1:3] == ["1", "1"]
