@@ -279,7 +279,7 @@ $(BUILD)/bench/%: scripts/%.c
 $(BUILD)/bench/%: scripts/%.cc
 	$(link-cxx)
 $(BUILD)/bench/cpu_bench: private BUILD_FLAGS = -O2 -g -fno-omit-frame-pointer -std=gnu11 $(WARN) -pthread
-$(BUILD)/bench/io_bench: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN)
+$(BUILD)/bench/io_bench: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -pthread
 $(BUILD)/bench/io_bench $(BUILD)/bench/io_passthrough.so: private BUILD_LIBS = -ldl
 $(BUILD)/bench/new_bench: private BUILD_FLAGS = -O2 -g $(WARN)
 $(BUILD)/bench/io_passthrough.so: private BUILD_FLAGS = -O2 -g -std=gnu11 $(WARN) -shared -fPIC

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench.sh — `make bench`: what libhotpath.so adds to the calls it hooks, measured against the
 # bare program in the same run, block by block (scripts/bench_blocks/*.sh, each sourced here):
-# alloc (issue 2), locks (4), io (5), hardening (3), cpu (7), short (28). Prints Markdown tables and a
+# alloc (issue 2), locks (4), io (5), hardening (3), cpu (7), short and shapes (28). Prints Markdown tables and a
 # "target:" line per target, and writes each block's output into its own section of
 # BENCHMARKS.md (scripts/bench_md.sh), headed with the date and the machine. Always exits 0 when
 # the runs themselves work: a missed target is reported, not failed.
@@ -15,12 +15,12 @@ cd "$(dirname "$0")/.." || exit 1
 # read by the blocks
 export LIB=$PWD/build/libhotpath.so
 export ROUNDS=${BENCH_ROUNDS:-7}
-BLOCKS=${BENCH_ONLY:-alloc locks io hardening cpu short}
+BLOCKS=${BENCH_ONLY:-alloc locks io hardening cpu short shapes}
 
 [ -e "$LIB" ] || { echo "bench.sh: $LIB missing; run make bench" >&2; exit 1; }
 for b in $BLOCKS; do
     [ -e "scripts/bench_blocks/$b.sh" ] ||
-        { echo "bench.sh: no block \"$b\" (alloc locks io hardening cpu short)" >&2; exit 1; }
+        { echo "bench.sh: no block \"$b\" (alloc locks io hardening cpu short shapes)" >&2; exit 1; }
 done
 
 # The bare runs must be bare, whatever environment make was started from.
@@ -55,6 +55,7 @@ block_title() {
         hardening) echo 'C++ new/delete and the sampler (`make bench`, hardening block)' ;;
         cpu)       echo 'CPU profile (`make bench`, cpu block)' ;;
         short)     echo 'Short-lived processes (`make bench`, short block)' ;;
+        shapes)    echo 'Whole process, by shape of program (`make bench`, shapes block)' ;;
         *)         echo "$1 (\`make bench\`)" ;;
     esac
 }

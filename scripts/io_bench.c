@@ -2,9 +2,14 @@
  * libhotpath.so).
  *
  *   io_bench PATTERN ITERATIONS
+ *   io_bench read-loop|write-loop ITERATIONS [SHAPE]
  *
  *   read    read(2) of 64 bytes from /dev/zero
  *   write   write(2) of 64 bytes to /dev/null
+ *   read-loop, write-loop  the same calls through the program's own read/write only, timed whole,
+ *           in a program of the SHAPE scripts/bench_shape.h names (alone by default): what a
+ *           program pays per call, process against process. Prints
+ *           "PATTERN ITERATIONS ops NS ns/op".
  *
  * A syscall costs about 1.3 µs here and varies by ±100 ns between runs, far more than the few
  * tens of ns a hook adds; so the comparison is made inside one process: blocks of calls through
@@ -30,6 +35,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_shape.h"
 
 #define BLOCKS 401
 
@@ -73,10 +80,32 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* read-loop, write-loop: a warm-up, then n calls timed whole */
+static int whole_loop(const char *pattern, long n, const char *shape)
+{
+    int is_read = strcmp(pattern, "read-loop") == 0;
+    int fd = open(is_read ? "/dev/zero" : "/dev/null", is_read ? O_RDONLY : O_WRONLY);
+    if (fd < 0 || n <= 0 || bench_shape(shape) != 0) {
+        fprintf(stderr, "io_bench: cannot set up %s (%s)\n", pattern, fd < 0 ? "open" : n <= 0 ? "iterations" : shape);
+        return 1;
+    }
+    rw_fn f = is_read ? via_read : via_write;
+    double ns = block(f, fd, n / 10 + 1) < 0 ? -1 : block(f, fd, n);
+    if (ns < 0) {
+        perror("io_bench");
+        return 1;
+    }
+    close(fd);
+    printf("%s %ld ops %.1f ns/op\n", pattern, n, ns);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && argc <= 4 && (strcmp(argv[1], "read-loop") == 0 || strcmp(argv[1], "write-loop") == 0))
+        return whole_loop(argv[1], atol(argv[2]), argc == 4 ? argv[3] : "alone");
     if (argc != 3 || (strcmp(argv[1], "read") != 0 && strcmp(argv[1], "write") != 0)) {
-        fprintf(stderr, "usage: io_bench read|write ITERATIONS\n");
+        fprintf(stderr, "usage: io_bench read|write ITERATIONS, or read-loop|write-loop ITERATIONS [alone|late|threaded]\n");
         return 2;
     }
     long n = atol(argv[2]);

@@ -1,9 +1,10 @@
 /* lock_bench.c — the lock loops `make bench` times (scripts/bench.sh runs them bare and under
  * libhotpath.so, with the default hold sampling and with every hold timed).
  *
- *   lock_bench PATTERN ITERATIONS
+ *   lock_bench PATTERN ITERATIONS [SHAPE]
  *
- *   pair       pthread_mutex_lock + pthread_mutex_unlock of one mutex, one thread (uncontended)
+ *   pair       pthread_mutex_lock + pthread_mutex_unlock of one mutex, one thread (uncontended),
+ *              in a program of the SHAPE scripts/bench_shape.h names (alone by default)
  *   contended  two threads each do ITERATIONS/2 lock + counter increment + unlock on one mutex
  *              (the thread that unlocks mostly relocks at once: few acquisitions wait)
  *   workload   two threads each do ITERATIONS/2 rounds of: lock, update a shared table (~WORK
@@ -27,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "bench_shape.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile long counter;
@@ -191,8 +194,12 @@ static int workload_ab(long n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || atol(argv[2]) <= 0) {
-        fprintf(stderr, "usage: lock_bench pair|contended|workload|rwread|workload-ab ITERATIONS\n");
+    if (argc < 3 || argc > 4 || atol(argv[2]) <= 0 || (argc == 4 && strcmp(argv[1], "pair") != 0)) {
+        fprintf(stderr, "usage: lock_bench pair|contended|workload|rwread|workload-ab ITERATIONS (pair: [alone|late|threaded])\n");
+        return 2;
+    }
+    if (argc == 4 && bench_shape(argv[3]) != 0) {
+        fprintf(stderr, "lock_bench: cannot make shape %s\n", argv[3]);
         return 2;
     }
     long n = atol(argv[2]);
