@@ -6,6 +6,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -28,7 +30,11 @@ static struct {
      * above zero never unwinds. */
     _Atomic int unwinding;
     _Atomic int unwind_off;   /* this process takes no more stacks (hp_unwind_stop, a fork child) */
+    _Atomic int warm;         /* enum warm: libunwind's first use done (hp_unwind_warm_up) */
+    int stepped_only;         /* libunwind's thread-cache key came too late: unw_backtrace never */
 } unw;
+
+enum warm { WARM_NOT, WARM_UNDER_WAY, WARM_DONE };
 
 static int module_range(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -51,12 +57,14 @@ static int in_range(const struct range *r, uintptr_t a)
     return a >= r->lo && a < r->hi;
 }
 
+/* Known once a walk found this library (a walk from a CPU sample's handler finds nothing while
+ * another thread holds the loader's lock: a later call tries again). */
 static void know_ranges(void)
 {
     if (atomic_load_explicit(&unw.ranges_known, memory_order_acquire)) return;
     hp_walk_modules(module_range, NULL);
     unw.entry = getauxval(AT_ENTRY);
-    atomic_store_explicit(&unw.ranges_known, 1, memory_order_release);
+    if (unw.self_range.hi) atomic_store_explicit(&unw.ranges_known, 1, memory_order_release);
 }
 
 /* unw_backtrace's fast path keeps a table per thread (256 KB, every entry written when it is
@@ -89,22 +97,67 @@ __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
  * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
  * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
  * at the thread's first unw_backtrace after the warm-up. */
-void hp_unwind_warm_up(void)
+int hp_unwind_ready(void)
 {
-    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return;
+    return atomic_load_explicit(&unw.warm, memory_order_acquire) == WARM_DONE;
+}
+
+/* libunwind's thread-cache key is the next one pthread_key_create gives. A key numbered 32 or
+ * more (PTHREAD_KEY_2NDLEVEL_SIZE) would make each thread's first pthread_setspecific of it
+ * allocate, which a CPU sample's handler may not: then unw_backtrace is never used. */
+static int keys_late(void)
+{
+    pthread_key_t probe;
+    if (pthread_key_create(&probe, NULL) != 0) return 1;
+    pthread_key_delete(probe);
+    return probe >= 32;
+}
+
+static __thread int warming_here;
+
+/* Another thread warms libunwind up: a hook waits for it (its own stack would wait for the same
+ * locks), a signal handler does not (no stack this time). */
+static int wait_for_warm_up(void)
+{
+    struct hp_thread *self = hp_self;
+    if (warming_here || (self && self->in_cpu_sample)) return 0;
+    while (!hp_unwind_ready()) {
+        if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return 0;
+        sched_yield();
+    }
+    return 1;
+}
+
+int hp_unwind_warm_up(void)
+{
+    if (hp_unwind_ready()) return 1;
+    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return 0;
+    /* counted before it is under way: a fork child of a warm-up halfway takes no stacks */
+    atomic_fetch_add(&unw.unwinding, 1);
+    int expect = WARM_NOT;
+    if (!atomic_compare_exchange_strong(&unw.warm, &expect, WARM_UNDER_WAY)) {
+        atomic_fetch_sub(&unw.unwinding, 1);
+        return wait_for_warm_up();
+    }
+    warming_here = 1;
     know_ranges();           /* for the CPU profile's signal handler: hp_unwind_start_frames */
+    unw.stepped_only = keys_late();
     /* No shared cache of unwind rules: libunwind holds its lock while it walks the modules, which
      * waits for the loader's lock; a CPU sample's handler waiting for the cache's lock would then
      * wait for the loader's lock all the same (loader_lock.h). Unwinding goes on without it:
      * repeated stacks come from the per-thread tables of unw_backtrace. */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
-    atomic_fetch_add(&unw.unwinding, 1);
     void *frames[1];   /* one frame initialises as much as four, and reads one FDE, not four */
     stepped_backtrace(frames, 1);
-    hp_unwind_warming = 1;
-    unw_backtrace(frames, 1);
-    hp_unwind_warming = 0;
+    if (!unw.stepped_only) {
+        hp_unwind_warming = 1;
+        unw_backtrace(frames, 1);
+        hp_unwind_warming = 0;
+    }
+    warming_here = 0;
+    atomic_store_explicit(&unw.warm, WARM_DONE, memory_order_release);
     atomic_fetch_sub(&unw.unwinding, 1);
+    return 1;
 }
 
 int hp_backtrace(void **out, int max)
@@ -113,9 +166,11 @@ int hp_backtrace(void **out, int max)
     /* a signal handler that interrupted the loader (process/dl.c): libunwind would wait on it */
     struct hp_thread *self = hp_self;
     if (self && atomic_load_explicit(&self->in_loader, memory_order_relaxed)) return 0;
+    /* a CPU sample's handler warms libunwind up only where it may (cpu_profile.c) */
+    if (!hp_unwind_ready() && ((self && self->in_cpu_sample) || !hp_unwind_warm_up())) return 0;
     atomic_fetch_add(&unw.unwinding, 1);
     int n;
-    if (stacks_taken < STEPPED_STACKS) {
+    if (stacks_taken < STEPPED_STACKS || unw.stepped_only) {
         stacks_taken++;
         n = stepped_backtrace(out, max);
     } else {

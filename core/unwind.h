@@ -22,13 +22,20 @@ int hp_unwind_start_frames(void *const *raw, int from, int n);
  * or in its caller): every call into libunwind goes through here (the SIGPROF handler too). 0
  * frames in a fork child that may have inherited libunwind's locks held. */
 int hp_backtrace(void **out, int max);
-/* In the constructor, guard up, before the CPU profile's first signal: both ways of taking a stack
- * once, so that libunwind does now what it does on first use, not in a signal handler that may
- * have interrupted malloc: it asks for its pipe (two numbers, no descriptors: own_pipe.h), makes
- * its thread-cache key (a key numbered 32 or more, made later, would make pthread_setspecific
- * allocate in the handler) and binds its lazy symbols. And libunwind's shared cache of unwind
- * rules is turned off (unwind.c). */
-void hp_unwind_warm_up(void);
+/* Guard up, at the first stack a process takes, not at start (it costs a process 60 to 100 µs,
+ * and most short ones, a shell's commands, take no stack): both ways of taking a stack once, so
+ * that libunwind does what it does on first use here, not in a signal handler that may have
+ * interrupted malloc: it asks for its pipe (two numbers, no descriptors: own_pipe.h), makes its
+ * thread-cache key (if that key would be numbered 32 or more, which would make
+ * pthread_setspecific allocate in a handler, stacks are only ever taken frame by frame) and binds
+ * its lazy symbols. And libunwind's shared cache of unwind rules is turned off (unwind.c).
+ * hp_backtrace calls it, except in the CPU profile's handler, which calls it itself where the
+ * interrupted code holds none of the locks it takes (core/lock_holders.h). 1 when warm. While
+ * another thread warms it, a hook waits for that one (its own stack would wait for the same
+ * locks); a signal handler gets 0, no stack this time. */
+int hp_unwind_warm_up(void);
+/* Whether the warm-up is done (async-signal-safe). */
+int hp_unwind_ready(void);
 /* Set while the warm-up calls unw_backtrace: the mmap hook then refuses anonymous mappings of
  * HP_UNWIND_TABLE_BYTES or more, which are libunwind's per-thread table (unwind.c). */
 extern __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));

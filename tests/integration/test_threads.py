@@ -278,11 +278,14 @@ def test_a_one_thread_program_stays_single_threaded_through_its_first_interval()
     each later fork of the shell paid for a second thread. A program of one thread that forks,
     waits and allocates now keeps glibc's single-threaded state until its first interval has
     passed; past it, the sampler runs, and the report still counts the program's allocations."""
-    r = run([target("one_thread"), "700"])
-    assert r.returncode == 0, r.stderr[-300:]
-    early, late = (line.split() for line in r.stdout.decode().splitlines())
-    assert early[0] == "early" and late[0] == "late", r.stdout
-    assert float(early[3]) < 200, f"the early part took {early[3]} ms: a machine too slow to tell"
+    for _ in range(5):     # its early part must end well inside the interval: a loaded machine tries again
+        r = run([target("one_thread"), "700"])
+        assert r.returncode == 0, r.stderr[-300:]
+        early, late = (line.split() for line in r.stdout.decode().splitlines())
+        assert early[0] == "early" and late[0] == "late", r.stdout
+        if float(early[3]) < 150:
+            break
+    assert float(early[3]) < 150, f"the early part took {early[3]} ms: a machine too slow to tell"
     assert early[1:3] == ["1", "1"], f"tasks, glibc single-threaded early: {early[1:3]}"
     assert late[1:3] == ["2", "0"], f"tasks, glibc single-threaded late: {late[1:3]}"
     assert len(r.reports) == 6, sorted(r.reports)      # each /bin/true reports too

@@ -211,6 +211,17 @@ static size_t note_stack(struct hp_thread *t, uintptr_t plan_addr, size_t plan_s
     return size;
 }
 
+/* Whether the interrupted code holds none of the locks that making a thread or libunwind's first
+ * use takes: a program thread (not the profiler's work), interrupted in none of the modules whose
+ * locks pthread_create takes, nor inside a dl_iterate_phdr callback; another thread that holds
+ * one lets it go. */
+static int at_safe_point(const struct hp_thread *t, uintptr_t pc)
+{
+    if (!t || t->guard || !hp_pc_outside_lock_holders(pc)) return 0;
+    int owner = hp_loader_lock_owner();
+    return !(owner && owner == t->tid);
+}
+
 static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
 {
     struct hp_thread *t = hp_self;
@@ -232,8 +243,10 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     uint32_t depth = b->words - 2, n = 0;
     uintptr_t pc = interrupted_pc(ucv);
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
+    int safe = at_safe_point(t, pc);   /* before the guard goes up */
     t->guard++;              /* libunwind's own locks go through the lock hooks */
     t->in_cpu_sample = 1;    /* its walks of the modules never wait for the loader's lock */
+    if (!hp_unwind_ready() && safe) hp_unwind_warm_up();   /* until then, the sample's pc alone */
     int got = hp_backtrace(raw, (int)(depth + EXTRA_FRAMES));
     t->in_cpu_sample = 0;
     t->guard--;
@@ -250,15 +263,10 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
 }
 
 /* A deferred sampler (core/sampler.h) of a program that only computes starts here once due: the
- * sample's thread is a program thread that ran for a while, and where the interrupted code is none
- * of the modules whose locks pthread_create takes, nor inside a dl_iterate_phdr callback, this
- * thread holds none of those locks (another thread that holds one lets it go). */
+ * sample's thread is a program thread that ran for a while. */
 static void launch_sampler(const struct hp_thread *t, void *ucv)
 {
-    if (!t || t->guard || !hp_sampler_launch_due() || !hp_pc_outside_lock_holders(interrupted_pc(ucv))) return;
-    int owner = hp_loader_lock_owner();
-    if (owner && owner == t->tid) return;
-    hp_sampler_launch();
+    if (hp_sampler_launch_due() && at_safe_point(t, interrupted_pc(ucv))) hp_sampler_launch();
 }
 
 static void on_cpu_signal(int sig, siginfo_t *si, void *ucv)
@@ -537,9 +545,6 @@ void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *s
         atomic_store(&profile.off_reason, HP_CPU_OFF_FAILED);
         return;
     }
-    if (main_thread) main_thread->guard++;
-    hp_unwind_warm_up();
-    if (main_thread) main_thread->guard--;
     atomic_store(&profile.cpu_on, 1);
     atomic_store(&profile.cpu_started, 1);
     int signo = profile.signals->claim(on_cpu_signal, program_is_go(), hp_cpu_signal_moved, signal_lost);
