@@ -40,7 +40,7 @@ for v in $(env | sed -n 's/^\(HOTPATH_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; 
 
 # name|command: every command prints one line whose 4th field is ns per call
 LOOPS="alloc pair (malloc+free)|$B/alloc_bench pair 20000000
-lock pair (lock+unlock)|$B/lock_bench pair 20000000
+lock pair (lock+unlock, a second thread)|$B/lock_bench pair 20000000 threaded
 io read 64 B /dev/zero|$B/io_bench read 400000
 io write 64 B /dev/null|$B/io_bench write 400000"
 

@@ -4,7 +4,10 @@
 # median().
 #
 # An uncontended pthread_mutex_lock/unlock pair bare, under the preload with the default hold
-# sampling, and with every hold timed (HOTPATH_MUTEXES_TIME_SAMPLING_RATE=1); a contended
+# sampling, and with every hold timed (HOTPATH_MUTEXES_TIME_SAMPLING_RATE=1), in a program with an
+# idle second thread, bare too (scripts/bench_shape.h: glibc's lock is a plain store while a
+# process has one thread, and a one-thread loop of 20M pairs would end on either side of the
+# profiler's thread's start; the shapes block times each shape whole); a contended
 # two-thread workload (half of each round inside the lock) bare and preloaded, as a throughput
 # ratio (bare ns / ns), with how contended it was from the profiler's own report; the same
 # workload inside one process (workload-ab: hooked and libc's own lock functions in alternating
@@ -24,12 +27,12 @@ LOCK_WORK_ROUNDS=$(( ROUNDS * 3 ))
 if [ -x "$LOCK_BIN" ]; then
     echo
     echo "locks: median of $ROUNDS rounds, interleaved; pair $LOCK_PAIR_N ops, relock loop $LOCK_CONT_N ops, rwlock reads $LOCK_READ_N ops; workload $LOCK_WORK_N ops, $LOCK_WORK_ROUNDS rounds"
-    lock_one() {    # pattern config iterations
+    lock_one() {    # pattern config iterations [shape]
         local line status
         case $2 in
-            bare)    line=$("$LOCK_BIN" "$1" "$3" 2>&1) ;;
-            default) line=$(LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none "$LOCK_BIN" "$1" "$3" 2>&1) ;;
-            every)   line=$(LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none HOTPATH_MUTEXES_TIME_SAMPLING_RATE=1 "$LOCK_BIN" "$1" "$3" 2>&1) ;;
+            bare)    line=$("$LOCK_BIN" "$1" "$3" ${4:+"$4"} 2>&1) ;;
+            default) line=$(LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none "$LOCK_BIN" "$1" "$3" ${4:+"$4"} 2>&1) ;;
+            every)   line=$(LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=none HOTPATH_MUTEXES_TIME_SAMPLING_RATE=1 "$LOCK_BIN" "$1" "$3" ${4:+"$4"} 2>&1) ;;
         esac
         status=$?
         if [ "$status" -ne 0 ] || ! echo "$line" | grep -qE "^$1 $3 ops [0-9.]+ ns/op\$"; then
@@ -52,7 +55,7 @@ if [ -x "$LOCK_BIN" ]; then
     }
     for r in $(seq 1 "$ROUNDS"); do
         echo "locks round $r/$ROUNDS ..." >&2
-        for c in bare default every; do lock_one pair "$c" "$LOCK_PAIR_N"; done
+        for c in bare default every; do lock_one pair "$c" "$LOCK_PAIR_N" threaded; done
         for c in bare default; do lock_ab "$c"; done
         for c in bare default; do lock_one contended "$c" "$LOCK_CONT_N"; done
         for c in bare default; do lock_one rwread "$c" "$LOCK_READ_N"; done
@@ -108,8 +111,8 @@ print("%d of %d acquisitions waited (%.1f%%), %d owner changes" % (r["contended_
         -v wc="$(contention workload "$LOCK_WORK_N")" -v cc="$(contention contended "$LOCK_CONT_N")" 'BEGIN {
         printf "| lock pattern | bare ns/op | hotpath ns/op | added ns | ratio |\n"
         printf "| ------------ | ---------: | ------------: | -------: | ----: |\n"
-        if (b != "-" && d != "-") printf "| pair, default sampling | %.1f | %.1f | %+.1f | %.2fx |\n", b, d, d - b, d / b
-        if (b != "-" && e != "-") printf "| pair, every hold timed | %.1f | %.1f | %+.1f | %.2fx |\n", b, e, e - b, e / b
+        if (b != "-" && d != "-") printf "| pair, default sampling (a second thread) | %.1f | %.1f | %+.1f | %.2fx |\n", b, d, d - b, d / b
+        if (b != "-" && e != "-") printf "| pair, every hold timed (a second thread) | %.1f | %.1f | %+.1f | %.2fx |\n", b, e, e - b, e / b
         if (wb != "-" && wd != "-") printf "| contended workload, 2 threads (mean) | %.1f | %.1f | %+.1f | %.2fx |\n", wb, wd, wd - wb, wd / wb
         if (cb != "-" && cd != "-") printf "| relock loop, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", cb, cd, cd - cb, cd / cb
         if (rb != "-" && rd != "-") printf "| rwlock reads, 2 threads | %.1f | %.1f | %+.1f | %.2fx |\n", rb, rd, rd - rb, rd / rb
