@@ -11,9 +11,10 @@
 # single-threaded lock (a plain store), one whose loop ran after it had the atomic one. So each
 # shape is timed apart, SHAPES_N processes of each (bare and preloaded interleaved), and each row
 # gives the spread of its processes (p10-p90) beside the median: "one mode" when the preloaded
-# processes spread, relative to their median, no wider than the bare ones plus 10 points (and at
-# most 25%). The in-process figures of the locks and io blocks leave out what the process as a
-# whole pays; these do not.
+# processes spread, relative to their median, no wider than the bare ones plus 10 points (a
+# second mode of the profiler's would widen them; the VM's own moments of half speed, which bare
+# shows too, do not count against it). The in-process figures of the locks and io blocks leave
+# out what the process as a whole pays; these do not.
 SHAPES_N=${BENCH_SHAPES_PROCESSES:-15}
 SHAPE_LOCK_N=4000000    # alone: the loop and its warm-up end well inside the first 250 ms
 SHAPE_IO_N=150000
@@ -69,14 +70,14 @@ if [ -x build/bench/lock_bench ] && [ -x build/bench/io_bench ]; then
     awk '{
         name = $1 == "pair" ? "lock pair" : $1 == "read" ? "read 64 B" : "write 64 B"
         bw = ($5 - $4) / $3; hw = ($8 - $7) / $6
-        one = hw <= bw + 0.10 && hw <= 0.25 ? "yes" : "no"
+        one = hw <= bw + 0.10 ? "yes" : "no"
         printf "| %s | %s | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %+.1f | %.2fx | %s (spread %.0f%% against %.0f%%) |\n",
                name, $2, $3, $4, $5, $6, $7, $8, $6 - $3, $6 / $3, one, 100 * hw, 100 * bw
     }' "$TMP/shape.rows" 2>/dev/null
     echo
     awk '$1 == "pair" {
             hw = ($8 - $7) / $6; bw = ($5 - $4) / $3
-            if (hw > bw + 0.10 || hw > 0.25) bad = bad " " $2
+            if (hw > bw + 0.10) bad = bad " " $2
             n++
         }
         $1 != "pair" && $2 == "threaded" {
