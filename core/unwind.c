@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "clock.h"
 #include "loader_lock.h"
 #include "stacks.h"
 #include "unloaded.h"
@@ -116,13 +117,16 @@ static int keys_late(void)
 static __thread int warming_here;
 
 /* Another thread warms libunwind up: a hook waits for it (its own stack would wait for the same
- * locks), a signal handler does not (no stack this time). */
+ * locks), for WARM_WAIT_MS at most: should the warm-up need a lock this thread holds, the hook
+ * goes on without a stack this time rather than hang. A signal handler does not wait. */
+#define WARM_WAIT_MS 50
 static int wait_for_warm_up(void)
 {
     struct hp_thread *self = hp_self;
     if (warming_here || (self && self->in_cpu_sample)) return 0;
+    uint64_t until = hp_now_ns() + WARM_WAIT_MS * 1000000ull;
     while (!hp_unwind_ready()) {
-        if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return 0;
+        if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed) || hp_now_ns() > until) return 0;
         sched_yield();
     }
     return 1;

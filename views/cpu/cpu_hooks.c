@@ -11,15 +11,23 @@
 
 typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 
-/* The real functions (real_lookup.h), looked up at their first call. */
+/* The real functions (real_lookup.h), looked up at start (hp_resolve_cpu_masks), or at their first
+ * call before it: libunwind's first use (core/unwind.h) calls sigprocmask, and a first-call lookup
+ * there asked dlsym for the loader's lock, which a thread inside dlopen held while its sampled
+ * allocation waited for that first use to end. */
 #define CPU_FNS(X, C)                                                                           \
-    X(C, pthread_sigmask, "pthread_sigmask", NULL, LAZY, int, (int, const sigset_t *, sigset_t *)) \
-    X(C, sigprocmask,     "sigprocmask",     NULL, LAZY, int, (int, const sigset_t *, sigset_t *))
+    X(C, pthread_sigmask, "pthread_sigmask", NULL, EAGER, int, (int, const sigset_t *, sigset_t *)) \
+    X(C, sigprocmask,     "sigprocmask",     NULL, EAGER, int, (int, const sigset_t *, sigset_t *))
 
 static struct {
     HP_REAL_FIELDS(CPU_FNS)
 } next;
 HP_REAL_LAZY_ACCESSORS(CPU_FNS, next)
+
+void hp_resolve_cpu_masks(void)
+{
+    HP_REAL_LOOKUPS(CPU_FNS, next);
+}
 
 /* The profile's signal once how and set apply: 1 blocked, 0 unblocked, -1 as it was. */
 static int signal_after(int how, const sigset_t *set)

@@ -24,6 +24,8 @@ enum hp_cpu_off_reason {
 
 /* At start, on the main thread, after the configuration is parsed (the constructor). */
 void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *signals);
+/* From hp_resolve: look up the signal-mask functions its hooks call (cpu_hooks.c). */
+void hp_resolve_cpu_masks(void);
 /* On the thread itself: as it starts (its timer and ring), as it ends. */
 void hp_cpu_thread_start(struct hp_thread *t);
 /* The signal the timers fire now (0 before the start or with none). */

@@ -16,6 +16,7 @@ static void start(const struct hp_view_start *s)
 const struct hp_view hp_cpu_view = {
     .name = "cpu",
     .start = start,
+    .resolve = hp_resolve_cpu_masks,
     .thread_start = hp_cpu_thread_start,
     .thread_end = hp_cpu_thread_end,
     .fork_child = hp_cpu_fork_child,
