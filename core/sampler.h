@@ -23,9 +23,9 @@ struct hp_process_figures {
  * pays for one (its report is written on the thread that ends it), and a program of one thread
  * keeps glibc's single-threaded paths that long (a lock, getc and read without atomics, a fork
  * with no other CPU to tell). It starts at hp_sampler_launch, which the hooks call where the
- * program can be seen to outlive that (a second thread, a listening socket, a blocking call;
- * a wait for a child, an allocation or CPU sample once the first interval, at most HP_SETTLE_MS,
- * has passed: hp_sampler_launch_due). Ditto after a fork. */
+ * program can be seen to outlive that (a second thread, a listening socket, a blocking call or
+ * a wait for a child; an allocation or CPU sample once the first interval, at most
+ * HP_SETTLE_MS, has passed: hp_sampler_launch_due). Ditto after a fork. */
 #define HP_SETTLE_MS 250
 int hp_sampler_start(void (*report_fn)(void), void (*checkpoint_fn)(void), void (*late_fn)(void),
                      unsigned late_ms, int defer);

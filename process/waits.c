@@ -2,9 +2,9 @@
  * it is seen to outlive a shell's command of milliseconds, so a deferred sampler (core/sampler.h)
  * starts here, before the program blocks, and an idle server or a waiting shell still gets its
  * passes and its metrics server. Nothing else changes: the real function is called as made, a
- * cancellation point still. A wait for a child once the sampler is due (a shell waits for each
- * command: see blocking); the others at once, but only in a program with no signal handler of
- * its own: making a thread
+ * cancellation point still. A wait for a child always (a shell waiting for a long command still
+ * gets its live server; the price, a second thread in a shell that forks on, is in
+ * docs/DESIGN.md); the others only in a program with no signal handler of its own: making a thread
  * blocks every signal for a moment, and a signal that came in that moment would run its handler
  * before the call, not interrupt it (Python, told by SIGINT's handler, would sleep on through its
  * Ctrl-C); nor can a handler of the program's be running here then, which may have interrupted
@@ -76,12 +76,9 @@ static inline int zero_timespec(const struct timespec *t)
     return t && t->tv_sec == 0 && t->tv_nsec == 0;
 }
 
-/* A wait for a child starts it only once due: a shell waits for each command, and a shell with a
- * second thread pays more for each fork after (glibc's multi-threaded fork, a TLB shootdown on
- * the CPU that thread last ran on: 400 /bin/true from bash 25% slower with one idle thread). */
 static inline void blocking(int for_child)
 {
-    if (__builtin_expect(hp_sampler_wanted(), 0) && (!for_child || hp_sampler_launch_due())) start_sampler(for_child);
+    if (__builtin_expect(hp_sampler_wanted(), 0)) start_sampler(for_child);
 }
 
 /* The function's real definition, or the call fails with ENOSYS (there is none after us); a call

@@ -273,11 +273,11 @@ def test_each_thread_costs_little_memory():
 
 
 def test_a_one_thread_program_stays_single_threaded_through_its_first_interval():
-    """The sampler thread started at a shell's first wait for its command: glibc then took every
-    lock, getc and read of the program with atomics (an uncontended lock pair 3 ns, then 12), and
-    each later fork of the shell paid for a second thread. A program of one thread that forks,
-    waits and allocates now keeps glibc's single-threaded state until its first interval has
-    passed; past it, the sampler runs, and the report still counts the program's allocations."""
+    """An allocation or CPU sample started the sampler thread 20 ms into a process: glibc then
+    took every lock, getc and read of the program with atomics (an uncontended lock pair 3 ns,
+    then 12). A program of one thread that computes and allocates now keeps glibc's
+    single-threaded state until its first interval has passed; past it, the sampler runs, and
+    the report still counts the program's allocations."""
     for _ in range(5):     # its early part must end well inside the interval: a loaded machine tries again
         r = run([target("one_thread"), "700"])
         assert r.returncode == 0, r.stderr[-300:]
@@ -288,7 +288,7 @@ def test_a_one_thread_program_stays_single_threaded_through_its_first_interval()
     assert float(early[3]) < 150, f"the early part took {early[3]} ms: a machine too slow to tell"
     assert early[1:3] == ["1", "1"], f"tasks, glibc single-threaded early: {early[1:3]}"
     assert late[1:3] == ["2", "0"], f"tasks, glibc single-threaded late: {late[1:3]}"
-    assert len(r.reports) == 6, sorted(r.reports)      # each /bin/true reports too
+    assert len(r.reports) == 2, sorted(r.reports)      # its /bin/true reports too
     parent = next(rep for rep in r.reports.values() if rep["command"] != "true")
-    assert row(parent, "main")["alloc_count"] >= 5 * 2000
+    assert row(parent, "main")["alloc_count"] >= 60 * 2000 / 10, row(parent, "main")["alloc_count"]
     assert bare([target("one_thread"), "100"]).stdout.decode().split()[1:3] == ["1", "1"]

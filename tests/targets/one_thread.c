@@ -2,9 +2,9 @@
  * it keep glibc's single-threaded state (no thread of the profiler's yet) through its first
  * interval, and get the profiler's sampler past it?
  *
- *   one_thread MS    fork+exec+wait /bin/true 5 times, allocating between; print
- *                    "early TASKS SINGLE ELAPSED_MS"; then allocate and compute until MS after
- *                    the start; print "late TASKS SINGLE"
+ *   one_thread MS    allocate and compute for 60 ms; print "early TASKS SINGLE ELAPSED_MS";
+ *                    then allocate and compute until MS after the start; print
+ *                    "late TASKS SINGLE"; then fork+exec+wait /bin/true once
  * TASKS: entries of /proc/self/task; SINGLE: glibc's __libc_single_threaded. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -47,18 +47,16 @@ static void churn(int n)
 int main(int argc, char **argv)
 {
     double start = now_ms(), until = start + (argc > 1 ? atof(argv[1]) : 600);
-    for (int i = 0; i < 5; i++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            execl("/bin/true", "true", (char *)NULL);
-            _exit(127);
-        }
-        int status;
-        if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) return 1;
-        churn(2000);
-    }
+    while (now_ms() < start + 60) churn(2000);
     printf("early %d %d %.0f\n", tasks(), __libc_single_threaded, now_ms() - start);
     while (now_ms() < until) churn(20000);
     printf("late %d %d\n", tasks(), __libc_single_threaded);
-    return 0;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && status == 0 ? 0 : 1;
 }
