@@ -59,7 +59,8 @@ static int in_range(const struct range *r, uintptr_t a)
 }
 
 /* Known once a walk found this library (a walk from a CPU sample's handler finds nothing while
- * another thread holds the loader's lock: a later call tries again). */
+ * another thread holds the loader's lock: a later call tries again). hp_unwind_find_modules makes
+ * the first walk in the constructor. */
 static void know_ranges(void)
 {
     if (atomic_load_explicit(&unw.ranges_known, memory_order_acquire)) return;
@@ -98,6 +99,11 @@ __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
  * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
  * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
  * at the thread's first unw_backtrace after the warm-up. */
+void hp_unwind_find_modules(void)
+{
+    know_ranges();
+}
+
 int hp_unwind_ready(void)
 {
     return atomic_load_explicit(&unw.warm, memory_order_acquire) == WARM_DONE;

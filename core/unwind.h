@@ -34,6 +34,10 @@ int hp_backtrace(void **out, int max);
  * another thread warms it, a hook waits for that one (its own stack would wait for the same
  * locks); a signal handler gets 0, no stack this time. */
 int hp_unwind_warm_up(void);
+/* In the constructor: find the address ranges of the profiler's code and libunwind's, libc's and
+ * the loader's (hp_unwind_helper_code, hp_unwind_start_frames), so that no lock hook in a signal
+ * handler and no CPU sample walks the modules for them later. */
+void hp_unwind_find_modules(void);
 /* Whether the warm-up is done (async-signal-safe). */
 int hp_unwind_ready(void);
 /* Set while the warm-up calls unw_backtrace: the mmap hook then refuses anonymous mappings of

@@ -545,6 +545,9 @@ void hp_cpu_start(struct hp_thread *main_thread, const struct hp_view_signals *s
         atomic_store(&profile.off_reason, HP_CPU_OFF_FAILED);
         return;
     }
+    if (main_thread) main_thread->guard++;
+    hp_unwind_find_modules();   /* libunwind itself is warmed up at the first stack (unwind.h) */
+    if (main_thread) main_thread->guard--;
     atomic_store(&profile.cpu_on, 1);
     atomic_store(&profile.cpu_started, 1);
     int signo = profile.signals->claim(on_cpu_signal, program_is_go(), hp_cpu_signal_moved, signal_lost);
