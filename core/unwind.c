@@ -94,11 +94,6 @@ static int stepped_backtrace(void **out, int max)
 
 __thread int hp_unwind_warming __attribute__((tls_model("initial-exec")));
 
-/* The warm-up's unw_backtrace makes libunwind's thread-cache key, and would also make the calling
- * thread's 256 KB table: 64 page faults, 1.9 ms of every process start on a VM, for a table the
- * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
- * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
- * at the thread's first unw_backtrace after the warm-up. */
 void hp_unwind_find_modules(void)
 {
     know_ranges();
@@ -120,8 +115,6 @@ static int keys_late(void)
     return probe >= 32;
 }
 
-static __thread int warming_here;
-
 /* Another thread warms libunwind up: a hook waits for it (its own stack would wait for the same
  * locks), for WARM_WAIT_MS at most: should the warm-up need a lock this thread holds, the hook
  * goes on without a stack this time rather than hang. A signal handler does not wait. */
@@ -129,7 +122,7 @@ static __thread int warming_here;
 static int wait_for_warm_up(void)
 {
     struct hp_thread *self = hp_self;
-    if (warming_here || (self && self->in_cpu_sample)) return 0;
+    if (self && self->in_cpu_sample) return 0;
     uint64_t until = hp_now_ns() + WARM_WAIT_MS * 1000000ull;
     while (!hp_unwind_ready()) {
         if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed) || hp_now_ns() > until) return 0;
@@ -138,6 +131,11 @@ static int wait_for_warm_up(void)
     return 1;
 }
 
+/* The warm-up's unw_backtrace makes libunwind's thread-cache key, and would also make the calling
+ * thread's 256 KB table: 64 page faults, 1.9 ms of every process start on a VM, for a table the
+ * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
+ * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
+ * at the thread's first unw_backtrace after the warm-up. */
 int hp_unwind_warm_up(void)
 {
     if (hp_unwind_ready()) return 1;
@@ -149,8 +147,6 @@ int hp_unwind_warm_up(void)
         atomic_fetch_sub(&unw.unwinding, 1);
         return wait_for_warm_up();
     }
-    warming_here = 1;
-    know_ranges();           /* for the CPU profile's signal handler: hp_unwind_start_frames */
     unw.stepped_only = keys_late();
     /* No shared cache of unwind rules: libunwind holds its lock while it walks the modules, which
      * waits for the loader's lock; a CPU sample's handler waiting for the cache's lock would then
@@ -164,7 +160,6 @@ int hp_unwind_warm_up(void)
         unw_backtrace(frames, 1);
         hp_unwind_warming = 0;
     }
-    warming_here = 0;
     atomic_store_explicit(&unw.warm, WARM_DONE, memory_order_release);
     atomic_fetch_sub(&unw.unwinding, 1);
     return 1;

@@ -33,11 +33,8 @@ NOTES=$TMP/notes
 : > "$NOTES"
 
 # shellcheck disable=SC2317  # called by the blocks
-median() {    # file -> median, or "-" when there is no figure
-    if [ ! -s "$1" ]; then echo -; return; fi
-    sort -g "$1" | awk '{ v[NR] = $1 }
-        END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=scripts/bench_stats.sh
+. scripts/bench_stats.sh    # median, median_spread
 
 # ---- header: where the figures come from ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)

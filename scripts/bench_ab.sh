@@ -70,13 +70,8 @@ for r in $(seq 1 "$N"); do
     done <<< "$LOOPS"
 done
 
-stats() {    # file -> "median p10 p90" (nearest rank)
-    sort -g "$1" | awk '{ v[NR] = $1 } END {
-        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        lo = int(NR * 0.1); if (lo < NR * 0.1) lo++; if (lo < 1) lo = 1
-        hi = int(NR * 0.9); if (hi < NR * 0.9) hi++
-        print m, v[lo], v[hi] }'
-}
+# shellcheck source=scripts/bench_stats.sh
+. scripts/bench_stats.sh    # median_spread
 
 {
 echo "A = $A_NAME"
@@ -88,13 +83,13 @@ echo "| ---- | ------: | -------------: | -------------: | -----: | ------------
 i=0
 while IFS='|' read -r name _; do
     i=$((i + 1))
-    awk -v name="$name" -v bare="$(stats "$TMP/$i.bare" | cut -d' ' -f1)" 'BEGIN {
+    awk -v name="$name" -v bare="$(median_spread "$TMP/$i.bare" | cut -d' ' -f1)" 'BEGIN {
         split(ARGV[1], a, " "); split(ARGV[2], b, " "); ARGC = 1
         within = a[1] >= b[2] && a[1] <= b[3] && b[1] >= a[2] && b[1] <= a[3]
         printf "| %s | %.1f | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %+.1f | %s |\n", name, bare,
             a[1], a[2], a[3], b[1], b[2], b[3], b[1] - a[1],
             within ? "yes" : (b[1] > a[1] ? "no, B slower" : "no, B faster")
-    }' "$(stats "$TMP/$i.a")" "$(stats "$TMP/$i.b")"
+    }' "$(median_spread "$TMP/$i.a")" "$(median_spread "$TMP/$i.b")"
 done <<< "$LOOPS"
 } > "$TMP/table"
 cat "$TMP/table"

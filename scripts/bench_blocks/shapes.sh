@@ -4,7 +4,7 @@
 # (scripts/bench_shape.h): one thread before the profiler's thread starts (alone), one thread
 # after it (late: glibc's multi-threaded paths from then on, which the bare program never takes),
 # and a program with a second thread of its own (threaded: glibc's multi-threaded paths bare too).
-# Sourced by scripts/bench.sh, which sets LIB, TMP, NOTES and median().
+# Sourced by scripts/bench.sh, which sets LIB, TMP and NOTES and gives median_spread().
 #
 # The lock pair under the preload looked bimodal across processes (17-19 ns in some, 24-28 in
 # others): a process whose loop ran before the profiler's thread started had glibc's
@@ -49,20 +49,12 @@ if [ -x build/bench/lock_bench ] && [ -x build/bench/io_bench ]; then
             done
         done
     done
-    spread_of() {    # file -> "median p10 p90" (nearest rank), or "-"
-        if [ ! -s "$1" ]; then echo -; return; fi
-        sort -g "$1" | awk '{ v[NR] = $1 } END {
-            m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-            lo = int(NR * 0.1); if (lo < NR * 0.1) lo++; if (lo < 1) lo = 1
-            hi = int(NR * 0.9); if (hi < NR * 0.9) hi++
-            print m, v[lo], v[hi] }'
-    }
     echo
     echo "| loop | shape | bare ns (p10-p90) | hotpath ns (p10-p90) | added ns | ratio | one mode |"
     echo "| ---- | ----- | ----------------: | -------------------: | -------: | ----: | -------- |"
     for loop in pair read write; do
         for shape in alone late threaded; do
-            b=$(spread_of "$TMP/shape.$loop.$shape.bare"); h=$(spread_of "$TMP/shape.$loop.$shape.hp")
+            b=$(median_spread "$TMP/shape.$loop.$shape.bare"); h=$(median_spread "$TMP/shape.$loop.$shape.hp")
             [ "$b" = - ] || [ "$h" = - ] && continue
             echo "$loop $shape $b $h" >> "$TMP/shape.rows"
         done

@@ -243,10 +243,12 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     uint32_t depth = b->words - 2, n = 0;
     uintptr_t pc = interrupted_pc(ucv);
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
-    int safe = at_safe_point(t, pc);   /* before the guard goes up */
+    /* libunwind not warmed up yet: here only where it may be (until then, the sample's pc alone);
+     * asked before the guard goes up */
+    int warm_here = !hp_unwind_ready() && at_safe_point(t, pc);
     t->guard++;              /* libunwind's own locks go through the lock hooks */
     t->in_cpu_sample = 1;    /* its walks of the modules never wait for the loader's lock */
-    if (!hp_unwind_ready() && safe) hp_unwind_warm_up();   /* until then, the sample's pc alone */
+    if (warm_here) hp_unwind_warm_up();
     int got = hp_backtrace(raw, (int)(depth + EXTRA_FRAMES));
     t->in_cpu_sample = 0;
     t->guard--;
