@@ -46,6 +46,7 @@ UNIT_CFLAGS_unit-asan := $(CFLAGS) -O1 $(SAN_FLAGS)
 TARGET_SRC := $(wildcard tests/targets/*.c tests/targets/*.cc)
 TARGETS := $(patsubst tests/targets/%,$(BUILD)/targets/%,$(basename $(TARGET_SRC)))
 TARGETS += $(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_cxx.so $(BUILD)/targets/libhp_count_rw.so
+TARGETS += $(BUILD)/targets/libhp_loader_malloc.so
 TARGETS += $(BUILD)/targets/watched_static
 
 .PHONY: all deps deps-build demo check test unit unit-asan integration integration-fast
@@ -167,11 +168,13 @@ $(BUILD)/targets/dl_unload: $(BUILD)/targets/libhp_plugin.so
 # A C++ library that the C program dl_cxx loads with dlopen (libstdc++ in its local scope only).
 $(BUILD)/targets/dl_cxx: $(BUILD)/targets/libhp_cxx.so
 
-$(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_count_rw.so: private BUILD_FLAGS = -O1 -g -std=gnu11 $(WARN) -shared -fPIC
+$(BUILD)/targets/libhp_plugin.so $(BUILD)/targets/libhp_count_rw.so $(BUILD)/targets/libhp_loader_malloc.so: private BUILD_FLAGS = -O1 -g -std=gnu11 $(WARN) -shared -fPIC
 $(BUILD)/targets/libhp_count_rw.so: private BUILD_LIBS = -ldl
 $(BUILD)/targets/libhp_plugin.so: tests/targets/dl/plugin_burn.c
 	$(link-c)
 $(BUILD)/targets/libhp_count_rw.so: tests/targets/io/count_rw.c
+	$(link-c)
+$(BUILD)/targets/libhp_loader_malloc.so: tests/targets/alloc/loader_malloc.c
 	$(link-c)
 $(BUILD)/targets/libhp_cxx.so: private BUILD_FLAGS = -O1 -g $(WARN) -shared -fPIC
 $(BUILD)/targets/libhp_cxx.so: tests/targets/dl/cxx_lib.cc

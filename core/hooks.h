@@ -62,6 +62,7 @@ struct hp_fdtab;
  * call: each further page the hooks touch can add a walk to a call (BENCHMARKS.md, "Earlier recorded runs"). */
 #define HP_HOT_STATES 11
 struct hp_hot {
+    _Atomic int own_loads;   /* threads inside hp_own_dlopen: the allocation hooks then ask which */
     struct hp_real real;
     int glibc_chunks;
     long self_offset;   /* of hp_self from the thread pointer: hp_self_hot */
@@ -104,7 +105,7 @@ static inline int hp_vfork_child(void)
 int hp_resolve(void);
 void *hp_boot_alloc(size_t n, size_t align);
 size_t hp_boot_size(const void *p);   /* the size asked for a boot-arena block */
-#define HP_BOOT_ARENA_SIZE (64 * 1024)
+#define HP_BOOT_ARENA_SIZE (256 * 1024)
 extern char hp_boot_arena[HP_BOOT_ARENA_SIZE];
 
 static inline int hp_in_boot_arena(const void *p)
@@ -112,6 +113,12 @@ static inline int hp_in_boot_arena(const void *p)
     return (const char *)p >= hp_boot_arena && (const char *)p < hp_boot_arena + HP_BOOT_ARENA_SIZE;
 }
 
+
+/* dlopen for the profiler: what the loader allocates meanwhile, on this thread, is cut from the
+ * boot arena, never from the program's allocator (hooks_linux.c says why). */
+void *hp_own_dlopen(const char *name, int flags);
+/* Whether the calling thread is inside hp_own_dlopen (for the allocation hooks' rare path). */
+int hp_own_load_here(void);
 
 /* A thread's first counted operation: give it a state and a record. */
 struct hp_thread *hp_adopt_self(void);

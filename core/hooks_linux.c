@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #include "hooks.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "clock.h"
@@ -21,13 +23,14 @@ _Static_assert(sizeof(struct hp_hot) <= 4096, "the hooks' globals fit in one pag
 int hp_active;
 int hp_pid;
 
-/* ---- the boot arena: dlsym calls calloc before malloc can be found ---- */
+/* ---- the boot arena: dlsym calls calloc before malloc can be found, and the loader allocates
+ * for the profiler's own dlopen ---- */
 
 char hp_boot_arena[HP_BOOT_ARENA_SIZE] __attribute__((aligned(64)));
 
 /* What the lookups and adoptions share: the arena's fill, and whether every lookup is done. */
 static struct {
-    size_t boot_used;
+    _Atomic size_t boot_used;
     int resolved;
     _Atomic int raw_barred;     /* hp_raw_syscalls_off was called */
 } hooks;
@@ -35,10 +38,14 @@ static struct {
 void *hp_boot_alloc(size_t n, size_t align)
 {
     if (align < 16) align = 16;
-    size_t start = (hooks.boot_used + sizeof(size_t) + align - 1) & ~(align - 1);
-    if (n > HP_BOOT_ARENA_SIZE || start + n > HP_BOOT_ARENA_SIZE) return NULL;
+    if (n > HP_BOOT_ARENA_SIZE || align > HP_BOOT_ARENA_SIZE) return NULL;
+    size_t used = atomic_load_explicit(&hooks.boot_used, memory_order_relaxed), start;
+    do {   /* two threads may cut at once: a thread's own dlopen beside another's lookups */
+        start = (used + sizeof(size_t) + align - 1) & ~(align - 1);
+        if (start + n > HP_BOOT_ARENA_SIZE) return NULL;
+    } while (!atomic_compare_exchange_weak_explicit(&hooks.boot_used, &used, start + n,
+                                                    memory_order_relaxed, memory_order_relaxed));
     memcpy(hp_boot_arena + start - sizeof(size_t), &n, sizeof n);
-    hooks.boot_used = start + n;
     return hp_boot_arena + start;   /* static storage: already zero, never reused */
 }
 
@@ -56,6 +63,7 @@ size_t hp_boot_size(const void *p)
  * held, and the handler's allocation goes uncounted). */
 static __thread struct {
     int resolving, adopting;
+    int loading;               /* inside hp_own_dlopen */
 } on_this_thread __attribute__((tls_model("initial-exec")));
 
 int hp_resolve(void)
@@ -72,6 +80,29 @@ int hp_resolve(void)
     on_this_thread.resolving = 0;
     __atomic_store_n(&hooks.resolved, 1, __ATOMIC_RELEASE);
     return 1;
+}
+
+/* ---- the profiler's own dlopen ---- */
+
+/* glibc's dlopen holds the loader's locks, its TLS lock among them, while it allocates, and its
+ * allocations go to the global malloc: the program's. An allocator that makes a thread under a
+ * lock of its own (jemalloc's background thread) then waits in pthread_create for that TLS lock
+ * while the dlopen waits for its lock. So what the loader allocates for a dlopen of the
+ * profiler's comes from the boot arena (the malloc family's hooks ask hp_own_load_here), and a
+ * free of it is ignored, as for every boot block. */
+void *hp_own_dlopen(const char *name, int flags)
+{
+    atomic_fetch_add(&hp_hot.own_loads, 1);
+    on_this_thread.loading++;
+    void *h = dlopen(name, flags);
+    on_this_thread.loading--;
+    atomic_fetch_sub(&hp_hot.own_loads, 1);
+    return h;
+}
+
+int hp_own_load_here(void)
+{
+    return on_this_thread.loading;
 }
 
 /* ---- threads the profiler did not see start ---- */

@@ -55,6 +55,10 @@ void hp_lines_refuse(void)
     atomic_store(&dw.refused, 1);
 }
 
+/* The profiler's own dlopen (core/hooks.h: what the loader allocates stays out of the program's
+ * heap); weak, for the unit tests link no hooks and load with glibc's. */
+void *hp_own_dlopen(const char *name, int flags) __attribute__((weak));
+
 #define SYM(field, name) (*(void **)&dw.field = dlsym(h, name))
 
 static int load(void)
@@ -64,7 +68,7 @@ static int load(void)
     if (hp_loader_walks_off || hp_loader_no_dlopen) return -1;   /* loader_lock.h */
     /* what libdw brings (libelf, libz, ...) is marked as the profiler's own (unloaded.h) */
     struct hp_dl_list *before = hp_unloaded_before();
-    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *h = (hp_own_dlopen ? hp_own_dlopen : dlopen)("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
     hp_unloaded_mark_own(before);
     if (h && SYM(begin, "dwfl_begin") && SYM(end, "dwfl_end") && SYM(report_elf, "dwfl_report_elf") &&
         SYM(report_end, "dwfl_report_end") && SYM(addrdie, "dwfl_module_addrdie") &&

@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 void hp_memory_init(void);              /* choose the heap (memory_linux.c, memory_darwin.c) */
-void hp_memory_settle(int load);        /* a process that lasts: the heap for the long run (Linux: mimalloc, if load) */
+/* a process that lasts: the heap for the long run (Linux: mimalloc, opened with open unless NULL;
+ * the profiler's is hp_own_dlopen, core/hooks.h) */
+void hp_memory_settle(void *(*open)(const char *name, int flags));
 void hp_memory_restart_in_child(void);  /* a fork child: the early heap again until it settles (Linux) */
 void *hp_alloc(size_t n);               /* zeroed; NULL on failure */
 void *hp_realloc(void *p, size_t n);

@@ -41,9 +41,9 @@ void hp_memory_init(void)
     if (zone) malloc_set_zone_name(zone, "hotpath");
 }
 
-void hp_memory_settle(int load)
+void hp_memory_settle(void *(*open)(const char *name, int flags))
 {
-    (void)load;
+    (void)open;
 }
 
 void hp_memory_restart_in_child(void)

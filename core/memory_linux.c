@@ -216,7 +216,7 @@ void hp_memory_init(void)
     if (libc) heap.libc_usable = (size_t (*)(void *))dlsym(libc, "malloc_usable_size");
 }
 
-void hp_memory_settle(int load)
+void hp_memory_settle(void *(*open)(const char *name, int flags))
 {
     if (atomic_load(&heap.settled)) return;
     if (heap.late_chosen) {    /* a fork child's: the parent's choice stands, its blocks go back there */
@@ -224,7 +224,7 @@ void hp_memory_settle(int load)
         return;
     }
     heap.late_chosen = 1;
-    void *h = load ? dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL) : NULL;
+    void *h = open ? open("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL) : NULL;
     void *c = h ? dlsym(h, "mi_calloc") : NULL, *r = h ? dlsym(h, "mi_realloc") : NULL;
     void *f = h ? dlsym(h, "mi_free") : NULL, *u = h ? dlsym(h, "mi_usable_size") : NULL;
     if (c && r && f && u)      /* else glibc's internal entry points stay */

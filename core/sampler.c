@@ -18,6 +18,7 @@
 #include "ended_cpu.h"
 #include "view.h"
 #include "history.h"
+#include "hooks.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
@@ -395,7 +396,7 @@ static void *sampler_main(void *arg)
     hp_platform_name_self("hotpath-sampler");   /* not the program's name, in ps -L and top -H */
     /* the process lasts: mimalloc from now on, unless its dlopen's descriptor for a moment could
      * be the one a program at its limit is about to take */
-    hp_memory_settle(hp_platform_may_open_files());
+    hp_memory_settle(hp_platform_may_open_files() ? hp_own_dlopen : NULL);
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
     sampler.late_due_ns = sampler.late_callback ? sampler.origin_ns + (uint64_t)sampler.late_ms * 1000000u : 0;

@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 {
     struct hp_launch l = { 0 };
     char dir[4096];
-    hp_memory_settle(0);     /* the table code's memory: glibc's heap, no mimalloc, nothing kept */
+    hp_memory_settle(NULL);     /* the table code's memory: glibc's heap, no mimalloc, nothing kept */
     pid_t program;
     int status;
     if (parse(&l, argc, argv))

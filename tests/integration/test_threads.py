@@ -2,7 +2,7 @@
 import shutil
 import tempfile
 
-from harness import assert_header_sums, bare, row, rows, run, target
+from harness import LIB, assert_header_sums, bare, row, rows, run, target
 
 # glibc rounds a request up to its chunk size: at most 24 bytes more usable space per block
 ROUNDING = 24
@@ -292,3 +292,20 @@ def test_a_one_thread_program_stays_single_threaded_through_its_first_interval()
     parent = next(rep for rep in r.reports.values() if rep["command"] != "true")
     assert row(parent, "main")["alloc_count"] >= 60 * 2000 / 10, row(parent, "main")["alloc_count"]
     assert bare([target("one_thread"), "100"]).stdout.decode().split()[1:3] == ["1", "1"]
+
+
+def test_the_profilers_own_dlopen_never_reaches_the_programs_allocator():
+    """The sampler's first step dlopens mimalloc, and glibc's dlopen allocates with the global
+    malloc while it holds the loader's locks. That malloc was the program's: redis-server hung
+    about one start in thirty, its jemalloc making a thread under jemalloc's lock (pthread_create
+    waits for the loader's TLS lock) while the sampler's dlopen waited for that lock. An
+    allocator preloaded after hotpath counts the calls a hotpath thread makes while the loader
+    adds an object: there must be none, and mimalloc must have been loaded all the same."""
+    shim = target("libhp_loader_malloc.so")
+    r = run([target("one_thread"), "700"], env={"LD_PRELOAD": LIB + ":" + shim})
+    assert r.returncode == 0, r.stderr[-300:]
+    lines = [x.split() for x in r.stderr.decode().splitlines() if x.startswith("loader_malloc: ")]
+    assert len(lines) == 2, r.stderr[-500:]          # the program and its /bin/true
+    parent = max(lines, key=lambda w: int(w[4]))
+    assert parent[4] == "1", f"the sampler loaded no mimalloc: {parent}"
+    assert all(w[2] == "0" for w in lines), f"the loader allocated from the program's heap for hotpath: {lines}"

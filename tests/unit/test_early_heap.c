@@ -87,7 +87,7 @@ START_TEST(freed_blocks_stay_counted_until_the_heap_settles)
     ck_assert_uint_ge(with, before + 10000);
     hp_free(p);                                  /* nothing goes back */
     ck_assert_uint_eq(hp_memory_in_use(), with);
-    hp_memory_settle(1);
+    hp_memory_settle(dlopen);
     void *q = hp_alloc(10000);                   /* the heap that lasts: counted, given back */
     uint64_t settled = hp_memory_in_use();
     ck_assert_uint_ge(settled, with + 10000);
@@ -100,7 +100,7 @@ START_TEST(early_blocks_live_on_after_the_heap_settles)
 {
     char *a = hp_alloc(100);
     memset(a, 'x', 100);
-    hp_memory_settle(1);
+    hp_memory_settle(dlopen);
     char *b = hp_realloc(a, 200000);             /* moves to the heap that lasts */
     ck_assert_ptr_nonnull(b);
     for (int i = 0; i < 100; i++) ck_assert_int_eq(b[i], 'x');
@@ -116,7 +116,7 @@ END_TEST
  * and goes back to the late heap, not a new one, when it settles itself. */
 START_TEST(a_fork_child_cuts_early_blocks_until_it_settles)
 {
-    hp_memory_settle(1);
+    hp_memory_settle(dlopen);
     char *late = hp_alloc(5000);
     memset(late, 'L', 5000);
     size_t early = hp_heap_early_bytes();
@@ -134,7 +134,7 @@ START_TEST(a_fork_child_cuts_early_blocks_until_it_settles)
     hp_free(moved);
     hp_free(a);
     const void *code = hp_memory_code();
-    hp_memory_settle(1);
+    hp_memory_settle(dlopen);
     ck_assert_ptr_eq(hp_memory_code(), code);
     early = hp_heap_early_bytes();
     hp_free(hp_alloc(4000));

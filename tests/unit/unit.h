@@ -8,6 +8,7 @@
 #define HP_UNIT_H
 
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 static inline int hp_unit_run_heap(Suite *s, int early)
 {
     hp_memory_init();
-    if (!early) hp_memory_settle(1);
+    if (!early) hp_memory_settle(dlopen);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

@@ -115,11 +115,11 @@ static void *find_next(const char *name)
     struct objects o = { .n = 0 };
     hp_walk_modules(list_object, &o);
     for (unsigned i = 0; i < o.n && !fn; i++) {
-        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        void *h = hp_own_dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;
         void *f = dlsym(h, name);
         if (f && dladdr(f, &info) && info.dli_fbase != self.dli_fbase && info.dli_fbase != heap.dli_fbase &&
-            dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))   /* the reference that pins it */
+            hp_own_dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))   /* the reference that pins it */
             fn = f;
         dlclose(h);
     }

@@ -3,6 +3,7 @@
  * no syscall. Frees count the usable size too, so the process's Diff is its live heap exactly. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,16 @@ static int early(void)
     return unlikely(hp_hot.real.malloc == NULL) && !hp_resolve();
 }
 
-static __attribute__((noinline, cold)) void *early_malloc(size_t n)
+/* Inside the profiler's own dlopen, the loader's blocks come from the boot arena too (core/hooks.h,
+ * hp_own_dlopen); NULL on every other thread, and when the arena is full. */
+static __attribute__((noinline, cold)) void *own_load_block(size_t n, size_t align)
 {
-    if (!hp_resolve()) return hp_boot_alloc(n, 16);
-    return malloc(n);
+    return hp_own_load_here() ? hp_boot_alloc(n, align) : NULL;
+}
+
+static inline void *during_own_load(size_t n, size_t align)
+{
+    return unlikely(atomic_load_explicit(&hp_hot.own_loads, memory_order_relaxed)) ? own_load_block(n, align) : NULL;
 }
 
 /* malloc and free are the hottest hooks: their common case (glibc's allocator, a known thread
@@ -95,9 +102,8 @@ static __attribute__((noinline, cold)) void *malloc_slow(void *p)
     return p;
 }
 
-HP_EXPORT void *malloc(size_t n)
+static inline void *counted_malloc(size_t n)
 {
-    if (unlikely(hp_hot.real.malloc == NULL)) return early_malloc(n);
     void *p = hp_hot.real.malloc(n);
     struct hp_thread *t = hp_self_hot();
     if (likely(p != NULL) && fast_thread(t)) {
@@ -107,6 +113,20 @@ HP_EXPORT void *malloc(size_t n)
         return hp_sample_countdown(t, p, size);
     }
     return malloc_slow(p);
+}
+
+static __attribute__((noinline, cold)) void *rare_malloc(size_t n)
+{
+    if (hp_hot.real.malloc == NULL && !hp_resolve()) return hp_boot_alloc(n, 16);
+    void *b = own_load_block(n, 16);
+    return b ? b : counted_malloc(n);
+}
+
+HP_EXPORT void *malloc(size_t n)
+{
+    if (unlikely(hp_hot.real.malloc == NULL) || unlikely(atomic_load_explicit(&hp_hot.own_loads, memory_order_relaxed)))
+        return rare_malloc(n);
+    return counted_malloc(n);
 }
 
 static __attribute__((noinline, cold)) void free_slow(void *p)
@@ -137,6 +157,9 @@ HP_EXPORT void *calloc(size_t n, size_t size)
         if (__builtin_mul_overflow(n, size, &total)) return NULL;
         return hp_boot_alloc(total, 16);
     }
+    size_t total;
+    void *b = __builtin_mul_overflow(n, size, &total) ? NULL : during_own_load(total, 16);
+    if (b) return b;   /* zero: the arena is never reused */
     void *p = hp_hot.real.calloc(n, size);
     hp_count_alloc(p);
     return p;
@@ -154,6 +177,14 @@ HP_EXPORT void *realloc(void *p, size_t n)
         void *q = malloc(n);
         if (q) memcpy(q, p, old < n ? old : n);
         return q;
+    }
+    void *b = during_own_load(n, 16);
+    if (b) {   /* the old block is left as it is: no call into the program's allocator here */
+        if (p) {
+            size_t old = hp_usable(p);
+            memcpy(b, p, old < n ? old : n);
+        }
+        return b;
     }
     size_t old = 0;
     if (p) {
@@ -195,6 +226,11 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
         *out = p;
         return 0;
     }
+    void *b = during_own_load(n, align);
+    if (b) {
+        *out = b;
+        return 0;
+    }
     int r = hp_hot.real.posix_memalign(out, align, n);
     if (r == 0) hp_count_alloc(*out);
     return r;
@@ -203,6 +239,8 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
+    void *b = during_own_load(n, align);
+    if (b) return b;
     void *p = hp_hot.real.aligned_alloc(align, n);
     hp_count_alloc(p);
     return p;
@@ -211,6 +249,8 @@ HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 HP_EXPORT void *memalign(size_t align, size_t n)
 {
     if (early()) return hp_boot_alloc(n, align);
+    void *b = during_own_load(n, align);
+    if (b) return b;
     void *p = hp_hot.real.memalign(align, n);
     hp_count_alloc(p);
     return p;
@@ -219,6 +259,8 @@ HP_EXPORT void *memalign(size_t align, size_t n)
 HP_EXPORT void *valloc(size_t n)
 {
     if (early()) return hp_boot_alloc(n, 4096);
+    void *b = during_own_load(n, 4096);
+    if (b) return b;
     void *p = hp_hot.real.valloc(n);
     hp_count_alloc(p);
     return p;
@@ -227,6 +269,8 @@ HP_EXPORT void *valloc(size_t n)
 HP_EXPORT void *pvalloc(size_t n)
 {
     if (early()) return hp_boot_alloc((n + 4095) & ~(size_t)4095, 4096);
+    void *b = during_own_load((n + 4095) & ~(size_t)4095, 4096);
+    if (b) return b;
     void *p = hp_hot.real.pvalloc(n);
     hp_count_alloc(p);
     return p;
