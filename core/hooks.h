@@ -114,9 +114,6 @@ static inline int hp_in_boot_arena(const void *p)
 }
 
 
-/* dlopen for the profiler: what the loader allocates meanwhile, on this thread, is cut from the
- * boot arena, never from the program's allocator (hooks_linux.c says why). */
-void *hp_own_dlopen(const char *name, int flags);
 /* Whether the calling thread is inside hp_own_dlopen (for the allocation hooks' rare path). */
 int hp_own_load_here(void);
 

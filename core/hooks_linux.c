@@ -3,6 +3,7 @@
  * adoption of a thread the profiler did not see start. */
 #define _GNU_SOURCE
 #include "hooks.h"
+#include "memory.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -12,6 +12,9 @@ void hp_memory_init(void);              /* choose the heap (memory_linux.c, memo
 /* a process that lasts: the heap for the long run (Linux: mimalloc, opened with open unless NULL;
  * the profiler's is hp_own_dlopen, core/hooks.h) */
 void hp_memory_settle(void *(*open)(const char *name, int flags));
+/* dlopen for the profiler: what the loader allocates meanwhile, on this thread, is cut from the
+ * boot arena, never from the program's allocator (core/hooks_linux.c says why). */
+void *hp_own_dlopen(const char *name, int flags);
 void hp_memory_restart_in_child(void);  /* a fork child: the early heap again until it settles (Linux) */
 void *hp_alloc(size_t n);               /* zeroed; NULL on failure */
 void *hp_realloc(void *p, size_t n);

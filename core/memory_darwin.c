@@ -5,6 +5,7 @@
 #include "memory.h"
 #include "memory_heap.h"
 
+#include <dlfcn.h>
 #include <malloc/malloc.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,4 +77,11 @@ size_t hp_heap_resident(void *p, size_t n)
 void hp_heap_zero_pages(void *p, size_t n)
 {
     memset(p, 0, n);   /* MADV_FREE may keep the old contents: no zero guarantee on macOS */
+}
+
+/* macOS has no hooks over the loader's allocations (the zone hooks serve the program only): the
+ * profiler's dlopen is the system's. */
+void *hp_own_dlopen(const char *name, int flags)
+{
+    return dlopen(name, flags);
 }

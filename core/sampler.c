@@ -18,7 +18,6 @@
 #include "ended_cpu.h"
 #include "view.h"
 #include "history.h"
-#include "hooks.h"
 #include "memory.h"
 #include "platform.h"
 #include "registry.h"
