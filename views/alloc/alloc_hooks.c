@@ -117,7 +117,7 @@ static inline void *counted_malloc(size_t n)
 
 static __attribute__((noinline, cold)) void *rare_malloc(size_t n)
 {
-    if (hp_hot.real.malloc == NULL && !hp_resolve()) return hp_boot_alloc(n, 16);
+    if (early()) return hp_boot_alloc(n, 16);
     void *b = own_load_block(n, 16);
     return b ? b : counted_malloc(n);
 }
