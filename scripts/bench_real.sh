@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench_real.sh — `make bench-real`: what profiling costs real programs. Each load runs bare and
 # preloaded with every view on, in alternation (A B A B ..., PAIRS pairs), and the medians give
-# throughput ratios (redis-benchmark, wrk against nginx) and wall-time ratios (sqlite3 scripts,
-# also under heaptrack). Prints a Markdown table and writes it into its own section of
+# throughput ratios (redis-benchmark, wrk against nginx, pgbench against PostgreSQL) and wall-time
+# ratios (sqlite3 scripts, also under heaptrack). Prints a Markdown table and writes it into its own section of
 # BENCHMARKS.md (scripts/bench_md.sh; BENCH_MD overrides the file, none = none), headed with the
 # date and the machine. Loopback only.
 set -u
@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.." || exit 1
 LIB=$PWD/build/libhotpath.so
 PAIRS=${BENCH_PAIRS:-5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-bench-real.XXXXXX") || exit 1
-trap 'pkill -f "redis-server 127.0.0.1:6391" 2>/dev/null; [ -f "$TMP/nginx.pid" ] && kill "$(cat "$TMP/nginx.pid")" 2>/dev/null; rm -rf "$TMP"' EXIT
+PG_BIN=/usr/lib/postgresql/15/bin
+PG_PORT=5491
+pg_stop() { [ -d "$TMP/pg/data" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$TMP/pg/data" stop -m fast >/dev/null 2>&1; }
+trap 'pkill -f "redis-server 127.0.0.1:6391" 2>/dev/null; [ -f "$TMP/nginx.pid" ] && kill "$(cat "$TMP/nginx.pid")" 2>/dev/null; pg_stop; rm -rf "$TMP" "${PG_REPORTS:-}"' EXIT
 unset LD_PRELOAD
 for v in $(env | sed -n 's/^\(HOTPATH_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
@@ -42,6 +45,60 @@ CONF
     kill "$(cat "$TMP/nginx.pid")"; wait
 }
 
+# PostgreSQL makes a backend process per connection, a fork of the postmaster: pgbench -C (a new
+# connection for every transaction, select-only) is a prefork server's short-lived processes, and
+# pgbench without -C the same server on long connections. The preloaded server's processes each
+# write their JSON report (a %p file on a memory file system), as the short-lived-process targets
+# ask; the report count is checked against the backends the load made. As root, the server runs
+# as the postgres user (initdb refuses root); skipped without PostgreSQL 15's server.
+pg_setup() {
+    [ -x "$PG_BIN/postgres" ] && command -v pgbench >/dev/null && [ "$(id -u)" = 0 ] && id postgres >/dev/null 2>&1 || return 1
+    mkdir -p "$TMP/pg" && chown postgres "$TMP" "$TMP/pg" || return 1
+    runuser -u postgres -- "$PG_BIN/initdb" -D "$TMP/pg/data" -A trust -U postgres >/dev/null 2>&1 || return 1
+    PG_REPORTS=$(mktemp -d "${XDG_RUNTIME_DIR:-/dev/shm}/hotpath-bench-pg.XXXXXX") && chown postgres "$PG_REPORTS" || return 1
+    pg_start bare || return 1
+    pgbench -q -i -s 1 -h 127.0.0.1 -p "$PG_PORT" -U postgres postgres >/dev/null 2>&1; local rc=$?
+    pg_stop; wait
+    return $rc
+}
+
+pg_start() {    # config
+    local e="HOTPATH_UNUSED=1"
+    [ "$1" = hotpath ] && e="LD_PRELOAD=$LIB HOTPATH_OUTPUT_FORMAT=json HOTPATH_OUTPUT_PATH=$PG_REPORTS/%p.json"
+    runuser -u postgres -- env $e "$PG_BIN/postgres" -D "$TMP/pg/data" -k "$TMP/pg" -p "$PG_PORT" \
+        -c listen_addresses=127.0.0.1 -c fsync=off >"$TMP/pg/log" 2>&1 &
+    for _ in $(seq 100); do pg_isready -q -h 127.0.0.1 -p "$PG_PORT" && return 0; sleep 0.05; done
+    return 1
+}
+
+pg_reports_count() {    # backends -> "files valid backends", a line for this round's reports
+    python3 - "$PG_REPORTS" "$1" <<'PY'
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/*.json")
+valid = 0
+for f in files:
+    try:
+        valid += json.load(open(f)).get("type") == "hotpath_report"
+    except ValueError:
+        pass
+print(len(files), valid, sys.argv[2])
+PY
+}
+
+pg_round() {    # config
+    [ "$1" = hotpath ] && rm -f "$PG_REPORTS"/*.json
+    : > "$TMP/pg_tx"
+    pg_start "$1" || return
+    local a
+    for a in short long; do
+        pgbench $([ $a = short ] && echo -C) -S -c 4 -T 5 -h 127.0.0.1 -p "$PG_PORT" -U postgres postgres 2>/dev/null |
+            awk -v f="$TMP/pg_$a.$1" -v n="$TMP/pg_tx" '/^tps = / { print $3 >> f }
+                /^number of transactions actually processed: / { if (f ~ /short/) print $6 > n }'
+    done
+    pg_stop; wait
+    [ "$1" = hotpath ] && pg_reports_count "$(cat "$TMP/pg_tx")" >> "$TMP/pg_reports"
+}
+
 sqlite_round() {    # config
     local db=$TMP/db.sqlite start end
     rm -f "$db" "$db-journal"
@@ -67,11 +124,13 @@ for i in $(seq 1 200); do echo "select count(*), sum(a) from t where b like 'row
 echo "hotpath bench-real, $(date '+%Y-%m-%d %H:%M %Z'), $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $PAIRS pairs, alternating"
 configs="bare hotpath"
 command -v heaptrack >/dev/null && sqlite_configs="bare hotpath heaptrack" || sqlite_configs="bare hotpath"
+pg_setup && pg_configs=$configs || { pg_configs=""; echo "pgbench: skipped (needs root, the postgres user and PostgreSQL 15's server in $PG_BIN)" >&2; }
 for p in $(seq 1 "$PAIRS"); do
     echo "pair $p/$PAIRS ..." >&2
     for c in $configs; do redis_round "$c"; done
     for c in $configs; do nginx_round "$c"; done
     for c in $sqlite_configs; do sqlite_round "$c"; done
+    for c in $pg_configs; do pg_round "$c"; done
 done
 
 # shellcheck source=scripts/bench_md.sh
@@ -91,7 +150,11 @@ row() {    # name unit file-stem kind(throughput|time) target
 }
 row "redis-benchmark SET" "req/s" redis_set throughput 0.95
 row "redis-benchmark GET" "req/s" redis_get throughput 0.95
-row "nginx + wrk, 2 workers" "req/s" nginx throughput 0.95
+row "nginx + wrk, 2 workers" "req/s" nginx throughput 0.97
+if [ -s "$TMP/pg_short.bare" ]; then
+    row "pgbench -C -S, a connection per transaction" "tps" pg_short throughput 0.90
+    row "pgbench -S, 4 long connections" "tps" pg_long throughput 0.95
+fi
 row "sqlite3 write script" "ms" sqlite_write time 1.10
 row "sqlite3 read script" "ms" sqlite_read time 1.10
 if [ -s "$TMP/sqlite_write.heaptrack" ]; then
@@ -100,6 +163,9 @@ if [ -s "$TMP/sqlite_write.heaptrack" ]; then
             'BEGIN { printf "| %s | %.0f ms | %.0f ms | %.3f | (for comparison) |\n", n, b, h, h / b }'
     done
 fi
+[ -s "$TMP/pg_short.bare" ] && { echo; echo "- pgbench -C -S tps, each run: bare $(sort -g "$TMP/pg_short.bare" | xargs), hotpath $(sort -g "$TMP/pg_short.hotpath" | xargs)"; }
+[ -s "$TMP/pg_reports" ] && { awk '{ f += $1; v += $2; b += $3 } END {
+    printf "- pgbench: the preloaded servers left %d reports, %d of them valid JSON reports, for %d backends made by -C (and the server'"'"'s own processes)\n", f, v, b }' "$TMP/pg_reports"; }
 } | tee "$TMP/real.out"
 bench_md_section real 'Real programs (`make bench-real`)' "$TMP/real.out" \
     "$PAIRS pairs, bare and preloaded alternating, every view on, medians"
