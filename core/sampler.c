@@ -23,6 +23,7 @@
 #include "registry.h"
 #include "sort.h"
 #include "spinlock.h"
+#include "symbols.h"
 
 /* The sampler thread's start: made at most once per process (once more in a fork child). */
 enum launch { LAUNCH_NONE, LAUNCH_UNDER_WAY, LAUNCH_DONE, LAUNCH_FAILED };
@@ -55,6 +56,7 @@ static struct {
     _Atomic int server_tid;           /* the metrics server's thread: hp_sampler_note_server_thread */
     _Atomic int report_requested, report_started;   /* a report asked of the sampler; begun by it */
     _Atomic int retire_requested;     /* hp_sampler_retire_soon: many threads ended since a pass */
+    _Atomic int forked;               /* the process forked since the last pass */
     void (*report_callback)(void), (*checkpoint_callback)(void), (*late_callback)(void);
     _Atomic int settled;              /* the first regular pass has run */
     unsigned late_ms;                 /* late_callback's time after the start (or fork) */
@@ -444,6 +446,7 @@ static void *sampler_main(void *arg)
             exit(0);
         }
         hp_history_record();
+        if (atomic_exchange(&sampler.forked, 0) && hp_platform_may_open_files()) hp_syms_keep_for_children();
         now = hp_now_ns();
         if (hp_config.checkpoint_s && hp_platform_may_open_files() && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {
             sampler.checkpoint_callback();
@@ -526,6 +529,7 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&sampler.report_requested, 0);
     atomic_store(&sampler.report_started, 0);
     atomic_store(&sampler.retire_requested, 0);
+    atomic_store(&sampler.forked, 0);
     atomic_store(&sampler.launch, LAUNCH_NONE);
     atomic_store(&sampler.wake_word, 0);
     atomic_store(&sampler.done_word, 0);
@@ -534,6 +538,11 @@ void hp_sampler_restart_in_child(void)
     hp_history_reset_in_child();
     set_origin();
     if (!sampler.deferred) launch();
+}
+
+void hp_sampler_note_fork(void)
+{
+    atomic_store(&sampler.forked, 1);
 }
 
 int hp_sampler_settled(void)

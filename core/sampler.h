@@ -44,6 +44,9 @@ int hp_sampler_launch_due(void);
 int hp_sampler_settled(void);
 /* In a fork child: the sampler did not survive; start a new one. */
 void hp_sampler_restart_in_child(void);
+/* In the parent, after a fork (async-signal-safe): the next pass keeps the symbol tables its
+ * children would load (hp_syms_keep_for_children). */
+void hp_sampler_note_fork(void);
 /* One pass over every thread now (also used by the report, with final = 1). */
 void hp_sample(int final);
 void hp_sampler_figures(struct hp_process_figures *out);

@@ -393,6 +393,35 @@ static struct module *module_of(struct hp_syms *s, const void *addr)
     return m;
 }
 
+struct module_starts {
+    const void *at[MAX_MODULES];
+    unsigned n;
+};
+
+/* A module's first loaded byte, for every module with a file (not the vDSO's). */
+static int module_start(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct module_starts *m = arg;
+    if (m->n == MAX_MODULES || (info->dlpi_name && info->dlpi_name[0] && info->dlpi_name[0] != '/')) return 0;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            m->at[m->n++] = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            break;
+        }
+    return 0;
+}
+
+void hp_syms_keep_for_children(void)
+{
+    struct module_starts m = { .n = 0 };
+    hp_walk_modules(module_start, &m);
+    struct hp_syms *s = hp_syms_open();
+    if (!s) return;
+    for (unsigned i = 0; i < m.n; i++) module_of(s, m.at[i]);
+    hp_syms_close(s);
+}
+
 /* The symbol holding module offset off: the last one starting at or before it whose extent
  * covers it (a sized symbol), or that starts exactly there (an unsized one). */
 static const struct sym *find(const struct module *m, uintptr_t off)

@@ -17,6 +17,11 @@ struct hp_syms;
 void hp_syms_note_program(void);
 struct hp_syms *hp_syms_open(void);
 void hp_syms_close(struct hp_syms *s);
+/* In a process that forks (the sampler, after a pass that saw a fork): the tables of the
+ * program's module and libc's loaded into the kept set, which every child forked from then on
+ * inherits with the memory, so a prefork server's children (PostgreSQL's backends) no longer each
+ * load the same tables at their report. Nothing to do once they are kept. */
+void hp_syms_keep_for_children(void);
 
 /* A data address: "name" or "name+offset" (decimal bytes, as in `staticMutexes+80`), and the
  * module's path. 1 when a symbol holds the address, 0 otherwise (*module may still be set). */

@@ -23,6 +23,11 @@ void hp_syms_close(struct hp_syms *s)
     hp_free(s);
 }
 
+/* dladdr reads the images' tables where they lie: nothing to load for a fork child. */
+void hp_syms_keep_for_children(void)
+{
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');

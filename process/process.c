@@ -161,6 +161,8 @@ HP_EXPORT pid_t fork(void)
         hp_server_restart_in_child();   /* its listener, which the new sampler's first pass serves */
         hp_sampler_restart_in_child();
         self->guard--;
+    } else if (pid > 0) {
+        hp_sampler_note_fork();
     }
     errno = saved;
     return pid;

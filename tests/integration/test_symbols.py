@@ -1,6 +1,7 @@
 """Names in the CPU profile against known truth: demangled C++ names, a library unloaded with
-dlclose before the report still named, file:line from DWARF, and the SVG flame graph
-(HOTPATH_CPU_FLAMEGRAPH, hotpath-run --flamegraph) parsed as XML."""
+dlclose before the report still named, file:line from DWARF, the SVG flame graph
+(HOTPATH_CPU_FLAMEGRAPH, hotpath-run --flamegraph) parsed as XML, and fork children that name
+their frames from the symbol tables their parent kept."""
 import json
 import os
 import shutil
@@ -198,3 +199,84 @@ def test_flamegraph_with_the_profile_off():
         root = read_svg(path)
         assert not root.findall(f".//{SVG}rect")
         assert any("HOTPATH_CPU_HZ=0" in (t.text or "") for t in root.iter(SVG + "text"))
+
+
+def libc_debug_file():
+    """libc6-dbg's file for this libc, named by its build id, or None."""
+    out = subprocess.run(["readelf", "-n", "/lib/x86_64-linux-gnu/libc.so.6"], capture_output=True, text=True).stdout
+    ids = [line.split(":", 1)[1].strip() for line in out.splitlines() if "Build ID:" in line]
+    path = f"/usr/lib/debug/.build-id/{ids[0][:2]}/{ids[0][2:]}.debug" if ids else None
+    return path if path and os.path.exists(path) else None
+
+
+class Opens:
+    """Counts the opens of one file (inotify's IN_OPEN), by any process, while it is watched. A
+    thread reads each event as it comes: inotify merges an event into an identical one not yet
+    read."""
+    IN_OPEN = 0x20
+
+    def __init__(self, path):
+        import ctypes
+        import threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init()
+        assert self.fd >= 0 and libc.inotify_add_watch(self.fd, path.encode(), self.IN_OPEN) >= 0
+        self.n, self.stop = 0, threading.Event()
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        import select
+        while not self.stop.is_set():
+            if not select.select([self.fd], [], [], 0.02)[0]:
+                continue
+            data, off = os.read(self.fd, 65536), 0
+            while off < len(data):   # struct inotify_event: wd, mask, cookie, len, name[len]
+                self.n += 1
+                off += 16 + int.from_bytes(data[off + 12:off + 16], "little")
+
+    def count(self):
+        time.sleep(0.1)
+        self.stop.set()
+        self.reader.join()
+        os.close(self.fd)
+        return self.n
+
+
+def test_fork_children_inherit_the_parents_symbol_tables():
+    # alloc_sites forks one child at once, and three more once the parent has run a sampler pass
+    # after a fork: that pass loads the modules' tables into the set the parent keeps, which the
+    # later children inherit with the memory. Each child names its allocations the same either
+    # way; glibc's debug file (libc6-dbg), whose table names libc's frames, is opened by the
+    # first child and by the parent's pass, not once more by each later child or the parent's
+    # own report.
+    debug = libc_debug_file()
+    if not debug:
+        import pytest
+        pytest.skip("no libc6-dbg file for this libc")
+    opens = Opens(debug)
+    try:
+        # passes every 50 ms: the parent's 600 ms between forks hold many
+        r = run([target("alloc_sites"), "forks"],
+                env={"HOTPATH_ALLOC_SAMPLE_BYTES": "1", "HOTPATH_THREADS_INTERVAL_MS": "50"})
+    finally:
+        n = opens.count()
+    assert r.returncode == 0 and r.stdout == b"done\n", r.stderr
+    assert len(r.reports) == 5, r.reports.keys()
+    children = [rep for pid, rep in sorted(r.reports.items())
+                if any(f["name"] == "leak_one" for f in rep["functions_alloc"]["functions"])]
+    assert len(children) == 4, [list(rep["functions_alloc"]["functions"]) for rep in r.reports.values()]
+
+    def named(rep):   # qsort's own allocations vary with the passes it makes: names, not counts
+        return sorted((f["name"], f.get("file"), f.get("line")) for f in rep["functions_alloc"]["functions"])
+
+    for child in children:
+        counts = {f["name"]: f["alloc_count"] for f in child["functions_alloc"]["functions"]}
+        assert counts["leak_one"] == 300 and counts["copy_name"] == 100, counts
+        assert named(child) == named(children[0])
+        cpu = {f["name"] for f in child["functions_cpu"]["functions"]}
+        # msort_with_tmp, qsort's static helper, has its name only in glibc's debug file
+        assert "sort_for_a_while" in cpu and any(n.startswith("msort_with_tmp") for n in cpu), sorted(cpu)
+    # each child burns CPU in libc's qsort, whose frames its report names: without the kept set
+    # each of the four children opens the file
+    assert 1 <= n <= 2, f"{n} opens of {debug}"

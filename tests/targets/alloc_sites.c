@@ -11,6 +11,10 @@
  *                            keeps 300 blocks of 1,000 bytes
  *   alloc_sites fork         keep_list keeps 1,000 blocks of 100 bytes, then the process forks:
  *                            the child frees them, leak_one keeps 300 blocks of 1,000 bytes
+ *   alloc_sites forks        a child as in fork at once, and three more 600 ms later (the parent
+ *                            past its first interval); each also copies a string 100 times
+ *                            (copy_name, through libc's strdup) and sorts for 60 ms of CPU
+ *                            (sort_for_a_while, through libc's qsort)
  *
  * Every function that allocates is noinline and named in the report. Prints "done". */
 #define _GNU_SOURCE
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define KEEP(p) __asm__ volatile("" : : "r"(p) : "memory")
 
@@ -114,6 +119,47 @@ static __attribute__((noinline)) void *leak_one(void)
     return malloc(1000);
 }
 
+static __attribute__((noinline)) void *copy_name(void)
+{
+    return strdup("a name that is copied");
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static __attribute__((noinline)) void sort_for_a_while(void)
+{
+    static int v[4096];
+    struct timespec t;
+    do {
+        for (int i = 0; i < 4096; i++) v[i] = (i * 7919) % 4099;
+        qsort(v, 4096, sizeof *v, by_value);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    } while (t.tv_sec == 0 && t.tv_nsec < 60000000);
+}
+
+/* A child of `fork`: frees what the parent kept, keeps its own, and ends. */
+static void forked_child(int copies)
+{
+    for (unsigned i = 0; i < nkept; i++) free(kept[i]);
+    for (int i = 0; i < 300; i++) kept[i] = leak_one();
+    for (int i = 0; i < copies; i++) KEEP(copy_name());
+    if (copies) sort_for_a_while();
+    exit(0);
+}
+
+static void fork_and_wait(int copies)
+{
+    pid_t child = fork();
+    if (child < 0) abort();
+    if (child == 0) forked_child(copies);
+    int status;
+    if (waitpid(child, &status, 0) != child || status != 0) abort();
+}
+
 static void *leaker(void *arg)
 {
     void **out = arg;
@@ -156,17 +202,14 @@ int main(int argc, char **argv)
         run_threads();
     } else if (strcmp(mode, "fork") == 0) {
         for (int i = 0; i < 1000; i++) keep_list();
-        pid_t child = fork();
-        if (child < 0) abort();
-        if (child == 0) {
-            for (unsigned i = 0; i < nkept; i++) free(kept[i]);
-            for (int i = 0; i < 300; i++) kept[i] = leak_one();
-            exit(0);
-        }
-        int status;
-        if (waitpid(child, &status, 0) != child || status != 0) abort();
+        fork_and_wait(0);
+    } else if (strcmp(mode, "forks") == 0) {
+        for (int i = 0; i < 1000; i++) keep_list();
+        fork_and_wait(100);
+        usleep(600000);
+        for (int i = 0; i < 3; i++) fork_and_wait(100);
     } else {
-        fprintf(stderr, "usage: alloc_sites shares N | leaky | exact | fork\n");
+        fprintf(stderr, "usage: alloc_sites shares N | leaky | exact | fork | forks\n");
         return 2;
     }
     puts("done");
