@@ -418,7 +418,9 @@ void hp_syms_keep_for_children(void)
     hp_walk_modules(module_start, &m);
     struct hp_syms *s = hp_syms_open();
     if (!s) return;
-    for (unsigned i = 0; i < m.n; i++) module_of(s, m.at[i]);
+    const struct link_map *own = map_of((const void *)hp_syms_open);
+    for (unsigned i = 0; i < m.n; i++)   /* no stack keeps libhotpath.so's own frames */
+        if (map_of(m.at[i]) != own) module_of(s, m.at[i]);
     hp_syms_close(s);
 }
 
