@@ -163,9 +163,9 @@ if [ -s "$TMP/sqlite_write.heaptrack" ]; then
             'BEGIN { printf "| %s | %.0f ms | %.0f ms | %.3f | (for comparison) |\n", n, b, h, h / b }'
     done
 fi
-[ -s "$TMP/pg_short.bare" ] && { echo; echo "- pgbench -C -S tps, each run: bare $(sort -g "$TMP/pg_short.bare" | xargs), hotpath $(sort -g "$TMP/pg_short.hotpath" | xargs)"; }
+[ -s "$TMP/pg_short.bare" ] && { echo; echo "pgbench -C -S tps, each run: bare $(sort -g "$TMP/pg_short.bare" | xargs printf "%.0f "), hotpath $(sort -g "$TMP/pg_short.hotpath" | xargs printf "%.0f ")"; }
 [ -s "$TMP/pg_reports" ] && { awk '{ f += $1; v += $2; b += $3 } END {
-    printf "- pgbench: the preloaded servers left %d reports, %d of them valid JSON reports, for %d backends made by -C (and the server'"'"'s own processes)\n", f, v, b }' "$TMP/pg_reports"; }
+    printf "pgbench: the preloaded servers left %d reports, %d of them valid JSON reports, for %d backends made by -C (and the server'"'"'s own processes)\n", f, v, b }' "$TMP/pg_reports"; }
 } | tee "$TMP/real.out"
 bench_md_section real 'Real programs (`make bench-real`)' "$TMP/real.out" \
     "$PAIRS pairs, bare and preloaded alternating, every view on, medians"

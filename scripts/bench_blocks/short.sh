@@ -77,6 +77,6 @@ PY
     short_row "bash, 200 /bin/true" "ms" "$TMP/short.loop.bare" "$TMP/short.loop.hp" 1.3
     short_row "hotpath-run bash, 200 /bin/true" "ms" "$TMP/short.loop.bare" "$TMP/short.loop.run" 1.3
     echo
-    echo "- reports written to $(df --output=fstype "$SHORT_DIR" | tail -n 1 | tr -d ' ') ($SHORT_DIR); creating, writing 2 KB to and closing a file: $(median "$TMP/short.creat.mem") us there, $(median "$TMP/short.creat.tmp") us in $TMP ($(df --output=fstype "$TMP" | tail -n 1 | tr -d ' ')), medians of $ROUNDS rounds of 400 files"
+    echo "reports written to $(df --output=fstype "$SHORT_DIR" | tail -n 1 | tr -d ' ') ($SHORT_DIR); creating, writing 2 KB to and closing a file: $(median "$TMP/short.creat.mem") us there, $(median "$TMP/short.creat.tmp") us in $TMP ($(df --output=fstype "$TMP" | tail -n 1 | tr -d ' ')), medians of $ROUNDS rounds of 400 files"
     [ "$SHORT_DIR" != "$TMP" ] && rm -rf "$SHORT_DIR"
 fi
