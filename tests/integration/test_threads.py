@@ -309,3 +309,14 @@ def test_the_profilers_own_dlopen_never_reaches_the_programs_allocator():
     parent = max(lines, key=lambda w: int(w[4]))
     assert parent[4] == "1", f"the sampler loaded no mimalloc: {parent}"
     assert all(w[2] == "0" for w in lines), f"the loader allocated from the program's heap for hotpath: {lines}"
+
+
+def test_mmapped_blocks_count_their_usable_size():
+    # their usable size is read from their headers (glibc's IS_MMAPPED layout): exactly what
+    # malloc_usable_size says, allocated and freed
+    r = run([target("alloc_mmapped")])
+    assert r.returncode == 0, r.stderr
+    usable = int(r.stdout.split()[1])
+    t = row(r.report, "mapper")
+    assert t["alloc_count"] == 4 and t["dealloc_count"] == 4, t
+    assert t["alloc_bytes"] == usable and t["dealloc_bytes"] == usable, (t, usable)
