@@ -50,4 +50,10 @@ int hp_expand_path(const char *pattern, int pid, unsigned image, char *out, unsi
 
 extern struct hp_config hp_config;
 
+/* The process writes a report at its end (a text or JSON one, or the HTML page). */
+static inline int hp_config_writes_report(void)
+{
+    return hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0];
+}
+
 #endif

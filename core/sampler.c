@@ -388,12 +388,6 @@ static int program_alive(void)
     return 0;
 }
 
-/* A fork child will name frames in a report of its own (a file, stderr or HTML). */
-static int children_report(void)
-{
-    return hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0];
-}
-
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -452,7 +446,8 @@ static void *sampler_main(void *arg)
             exit(0);
         }
         hp_history_record();
-        if (atomic_exchange(&sampler.forked, 0) && children_report() && hp_platform_may_open_files())
+        /* a fork child names frames only in a report of its own */
+        if (atomic_exchange(&sampler.forked, 0) && hp_config_writes_report() && hp_platform_may_open_files())
             hp_syms_keep_for_children();
         now = hp_now_ns();
         if (hp_config.checkpoint_s && hp_platform_may_open_files() && now - last_checkpoint >= hp_config.checkpoint_s * 1000000000ull) {

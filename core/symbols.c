@@ -398,17 +398,16 @@ struct module_starts {
     unsigned n;
 };
 
-/* A module's first loaded byte, for every module with a file (not the vDSO's). */
+/* Where each module with a file (not the vDSO) begins, but libhotpath.so, whose frames no stack
+ * keeps. */
 static int module_start(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct module_starts *m = arg;
+    uintptr_t lo, hi, own = (uintptr_t)hp_syms_open;
     if (m->n == MAX_MODULES || (info->dlpi_name && info->dlpi_name[0] && info->dlpi_name[0] != '/')) return 0;
-    for (unsigned i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            m->at[m->n++] = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-            break;
-        }
+    hp_module_range(info, &lo, &hi);
+    if (lo < hi && (own < lo || own >= hi)) m->at[m->n++] = (const void *)lo;
     return 0;
 }
 
@@ -418,9 +417,7 @@ void hp_syms_keep_for_children(void)
     hp_walk_modules(module_start, &m);
     struct hp_syms *s = hp_syms_open();
     if (!s) return;
-    const struct link_map *own = map_of((const void *)hp_syms_open);
-    for (unsigned i = 0; i < m.n; i++)   /* no stack keeps libhotpath.so's own frames */
-        if (map_of(m.at[i]) != own) module_of(s, m.at[i]);
+    for (unsigned i = 0; i < m.n; i++) module_of(s, m.at[i]);
     hp_syms_close(s);
 }
 

@@ -17,10 +17,10 @@ struct hp_syms;
 void hp_syms_note_program(void);
 struct hp_syms *hp_syms_open(void);
 void hp_syms_close(struct hp_syms *s);
-/* In a process that forks (the sampler, after a pass that saw a fork): the tables of the
- * program's module and libc's loaded into the kept set, which every child forked from then on
- * inherits with the memory, so a prefork server's children (PostgreSQL's backends) no longer each
- * load the same tables at their report. Nothing to do once they are kept. */
+/* In a process that forks (the sampler, after a pass that saw a fork): every module's table
+ * (libhotpath.so's aside) loaded into the kept set, which every child forked from then on inherits
+ * with the memory, so a prefork server's children (PostgreSQL's backends) no longer each load the
+ * same tables at their report. Modules already in the set are not loaded again. */
 void hp_syms_keep_for_children(void);
 
 /* A data address: "name" or "name+offset" (decimal bytes, as in `staticMutexes+80`), and the

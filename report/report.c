@@ -655,7 +655,7 @@ void hp_report_write_final(void)
     int quick = quick_exec(hp_now_ns() - report.start_ns);
     char path[HP_OUTPUT_PATH_MAX + 32];
     enum hp_format format;
-    if (hp_config.format != HP_FORMAT_NONE || hp_config.html_path[0]) hp_sample(1);
+    if (hp_config_writes_report()) hp_sample(1);
     struct picture p = { .taken = 0 };
     for (unsigned i = 0; output(i, !quick, path, sizeof path, &format); i++) {
         struct hp_buf out = { 0 };
