@@ -12,7 +12,9 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -pthread -I$(CURDIR)
 LIB_CFLAGS := $(CFLAGS) -fdata-sections -fPIC -fvisibility=hidden -ftls-model=initial-exec
-LIB_LDFLAGS := -shared -Wl,--sort-section=alignment -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -lunwind -pthread
+LIB_LDFLAGS := -shared -Wl,--sort-section=alignment -Wl,-z,nodelete -Wl,-z,now -Wl,--no-undefined -ldl -pthread
+# libunwind is opened at a process's first stack (core/unwind.c), by the name its package gives.
+LIBUNWIND_SONAME := $(or $(shell objdump -p $$($(CC) -print-file-name=libunwind.so) 2>/dev/null | awk '/SONAME/ {print $$2}'),libunwind.so.8)
 # libiberty (static, its symbols kept private): the allocation-free C++ demangler.
 LIB_LDFLAGS += -l:libiberty.a -Wl,--exclude-libs,libiberty.a
 
@@ -93,6 +95,7 @@ $(BUILD)/obj/%.o: %.c Makefile | check-build-deps
 
 # dl.c's hooks call back into the program, whose C++ exceptions may unwind through them
 $(BUILD)/obj/process/dl.o: private BUILD_FLAGS = $(LIB_CFLAGS) -fexceptions
+$(BUILD)/obj/core/unwind.o: private BUILD_FLAGS = $(LIB_CFLAGS) -DHP_LIBUNWIND='"$(LIBUNWIND_SONAME)"'
 
 # the layers: no call runs up from core/, views/ or report/ (scripts/check_layers.sh)
 $(LIB): $(LIB_OBJ) scripts/check_layers.sh

@@ -91,14 +91,28 @@ int hp_resolve(void)
  * while the dlopen waits for its lock. So what the loader allocates for a dlopen of the
  * profiler's comes from the boot arena (the malloc family's hooks ask hp_own_load_here), and a
  * free of it is ignored, as for every boot block. */
-void *hp_own_dlopen(const char *name, int flags)
+void hp_own_run(void (*fn)(void *), void *arg)
 {
     atomic_fetch_add(&hp_hot.own_loads, 1);
     on_this_thread.loading++;
-    void *h = dlopen(name, flags);
+    fn(arg);
     on_this_thread.loading--;
     atomic_fetch_sub(&hp_hot.own_loads, 1);
-    return h;
+}
+
+struct own_open { const char *name; int flags; void *handle; };
+
+static void own_open(void *arg)
+{
+    struct own_open *o = arg;
+    o->handle = dlopen(o->name, o->flags);
+}
+
+void *hp_own_dlopen(const char *name, int flags)
+{
+    struct own_open o = { name, flags, NULL };
+    hp_own_run(own_open, &o);
+    return o.handle;
 }
 
 int hp_own_load_here(void)

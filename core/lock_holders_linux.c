@@ -16,7 +16,7 @@ struct range { uintptr_t lo, hi; };
 
 static struct {
     struct range ranges[MAX_HOLDERS];
-    unsigned n;
+    _Atomic unsigned n;         /* ranges[0..n) are set: one is added before n counts it */
     _Atomic int ready;
 } holders;
 
@@ -39,7 +39,11 @@ static int note_module(struct dl_phdr_info *info, size_t size, void *data)
             w->found++;
         }
     }
-    if (match && holders.n < MAX_HOLDERS) holders.ranges[holders.n++] = r;
+    unsigned n = atomic_load_explicit(&holders.n, memory_order_relaxed);
+    if (match && n < MAX_HOLDERS) {
+        holders.ranges[n] = r;
+        atomic_store_explicit(&holders.n, n + 1, memory_order_release);
+    }
     return 0;
 }
 
@@ -49,17 +53,27 @@ int hp_lock_holders_note(const void *const *anchors, unsigned n)
     unsigned wanted = 0;
     for (unsigned k = 0; k < n; k++) wanted += anchors[k] != NULL;
     atomic_store(&holders.ready, 0);
-    holders.n = 0;
+    atomic_store(&holders.n, 0);
     hp_walk_modules(note_module, &w);
     if (w.found < wanted) return -1;    /* an anchor in no module: no handler starts a thread */
     atomic_store(&holders.ready, 1);
     return 0;
 }
 
+int hp_lock_holders_add(uintptr_t lo, uintptr_t hi)
+{
+    unsigned n = atomic_load(&holders.n);
+    if (lo >= hi || n >= MAX_HOLDERS) return -1;
+    holders.ranges[n] = (struct range){ lo, hi };
+    atomic_store_explicit(&holders.n, n + 1, memory_order_release);
+    return 0;
+}
+
 int hp_pc_outside_lock_holders(uintptr_t pc)
 {
     if (!atomic_load_explicit(&holders.ready, memory_order_acquire)) return 0;
-    for (unsigned i = 0; i < holders.n; i++)
+    unsigned n = atomic_load_explicit(&holders.n, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
         if (pc >= holders.ranges[i].lo && pc < holders.ranges[i].hi) return 0;
     return 1;
 }

@@ -15,6 +15,9 @@ void hp_memory_settle(void *(*open)(const char *name, int flags));
 /* dlopen for the profiler: what the loader allocates meanwhile, on this thread, is cut from the
  * boot arena, never from the program's allocator (core/hooks_linux.c says why). */
 void *hp_own_dlopen(const char *name, int flags);
+/* fn(arg) with what the loader allocates on this thread meanwhile taken from the boot arena, as
+ * in hp_own_dlopen (a first use of a dlopen'ed module's thread-local storage allocates). */
+void hp_own_run(void (*fn)(void *), void *arg);
 void hp_memory_restart_in_child(void);  /* a fork child: the early heap again until it settles (Linux) */
 void *hp_alloc(size_t n);               /* zeroed; NULL on failure */
 void *hp_realloc(void *p, size_t n);

@@ -24,6 +24,7 @@
 #include "sort.h"
 #include "spinlock.h"
 #include "symbols.h"
+#include "unwind.h"
 
 /* The sampler thread's start: made at most once per process (once more in a fork child). */
 enum launch { LAUNCH_NONE, LAUNCH_UNDER_WAY, LAUNCH_DONE, LAUNCH_FAILED };
@@ -56,6 +57,7 @@ static struct {
     _Atomic int server_tid;           /* the metrics server's thread: hp_sampler_note_server_thread */
     _Atomic int report_requested, report_started;   /* a report asked of the sampler; begun by it */
     _Atomic int retire_requested;     /* hp_sampler_retire_soon: many threads ended since a pass */
+    _Atomic int unwinder_requested;   /* hp_sampler_open_unwinder_soon */
     _Atomic int forked;               /* the process forked since the last pass */
     void (*report_callback)(void), (*checkpoint_callback)(void), (*late_callback)(void);
     _Atomic int settled;              /* the first regular pass has run */
@@ -322,6 +324,13 @@ void hp_sampler_retire_soon(void)
     hp_platform_wake(&sampler.wake_word);
 }
 
+void hp_sampler_open_unwinder_soon(void)
+{
+    if (atomic_exchange(&sampler.unwinder_requested, 1)) return;
+    atomic_store(&sampler.wake_word, 1);
+    hp_platform_wake(&sampler.wake_word);
+}
+
 void hp_sampler_note_start_cpu(uint64_t ns)
 {
     sampler.start_cpu_ns = ns;
@@ -398,6 +407,7 @@ static void *sampler_main(void *arg)
     /* the process lasts: mimalloc from now on, unless its dlopen's descriptor for a moment could
      * be the one a program at its limit is about to take */
     hp_memory_settle(hp_platform_may_open_files() ? hp_own_dlopen : NULL);
+    hp_unwind_on_sampler(atomic_exchange(&sampler.unwinder_requested, 0));
     uint64_t last_checkpoint = hp_now_ns();
     uint64_t next_pass = 0;      /* when the next regular pass is due; 0: one interval from now */
     sampler.late_due_ns = sampler.late_callback ? sampler.origin_ns + (uint64_t)sampler.late_ms * 1000000u : 0;
@@ -422,6 +432,10 @@ static void *sampler_main(void *arg)
             atomic_store(&sampler.done_word, 1);
             hp_platform_wake(&sampler.done_word);
             continue;
+        }
+        if (atomic_exchange(&sampler.unwinder_requested, 0)) {
+            hp_unwind_on_sampler(1);
+            if (hp_now_ns() < next_pass) continue;
         }
         if (atomic_exchange(&sampler.retire_requested, 0) && hp_now_ns() < next_pass) {
             retire_ended();
@@ -531,6 +545,7 @@ void hp_sampler_restart_in_child(void)
     atomic_store(&sampler.report_requested, 0);
     atomic_store(&sampler.report_started, 0);
     atomic_store(&sampler.retire_requested, 0);
+    atomic_store(&sampler.unwinder_requested, 0);
     atomic_store(&sampler.forked, 0);
     atomic_store(&sampler.launch, LAUNCH_NONE);
     atomic_store(&sampler.wake_word, 0);

@@ -67,6 +67,9 @@ int hp_sampler_write_report(int start_ms, int finish_ms);
 /* Many threads ended since the last pass (hp_registry_exit said so): have the sampler recycle
  * the records of those gone from the process now, rather than at its next pass. */
 void hp_sampler_retire_soon(void);
+/* A hook needs a stack in a program with other threads, and libunwind is not open yet: have the
+ * sampler open it (core/unwind.h) at once. */
+void hp_sampler_open_unwinder_soon(void);
 /* Whether tid is one of the profiler's own threads. */
 int hp_is_profiler_tid(int tid);
 /* The main thread called pthread_exit: glibc ends the process with exit(0) when its last thread

@@ -2,9 +2,10 @@
 #define _GNU_SOURCE
 #include "unwind.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#include <libunwind.h>     /* its types and names only: the library is opened at the first stack */
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,9 +14,31 @@
 #include <sys/auxv.h>
 
 #include "clock.h"
+#include "hooks.h"
 #include "loader_lock.h"
+#include "lock_holders.h"
+#include "memory.h"
+#include "platform.h"
+#include "sampler.h"
 #include "stacks.h"
 #include "unloaded.h"
+
+#ifndef HP_LIBUNWIND
+#define HP_LIBUNWIND "libunwind.so.8"
+#endif
+
+/* libunwind's functions (their real names: the header's are macros), found when it is opened. */
+#define HP_STR_(x) #x
+#define HP_STR(x) HP_STR_(x)
+struct unw_fns {
+    int (*getcontext)(unw_context_t *);
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+    int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+    unw_addr_space_t *local_addr_space;
+    int (*backtrace)(void **, int);
+};
 
 /* Address ranges of the profiler's own code: libhotpath.so (its frames are left out of stacks),
  * and the libraries it uses, libunwind and mimalloc; and of libc and the loader, where every
@@ -33,6 +56,7 @@ static struct {
     _Atomic int unwind_off;   /* this process takes no more stacks (hp_unwind_stop, a fork child) */
     _Atomic int warm;         /* enum warm: libunwind's first use done (hp_unwind_warm_up) */
     int stepped_only;         /* libunwind's thread-cache key came too late: unw_backtrace never */
+    struct unw_fns fn;        /* set before warm is WARM_DONE */
 } unw;
 
 enum warm { WARM_NOT, WARM_UNDER_WAY, WARM_DONE };
@@ -85,9 +109,9 @@ static int stepped_backtrace(void **out, int max)
     unw_context_t uc;
     unw_cursor_t cursor;
     int n = 0;
-    if (unw_getcontext(&uc) != 0 || unw_init_local(&cursor, &uc) != 0) return 0;
+    if (unw.fn.getcontext(&uc) != 0 || unw.fn.init_local(&cursor, &uc) != 0) return 0;
     unw_word_t ip;
-    while (n < max && unw_step(&cursor) > 0 && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0)
+    while (n < max && unw.fn.step(&cursor) > 0 && unw.fn.get_reg(&cursor, UNW_REG_IP, &ip) == 0)
         out[n++] = (void *)ip;
     return n;
 }
@@ -131,38 +155,165 @@ static int wait_for_warm_up(void)
     return 1;
 }
 
+/* libunwind is opened at the first stack, not at start: loading it and liblzma cost every
+ * process 100 to 200 us (two files, nine mappings), though most short ones (a shell's commands)
+ * take no stack. RTLD_LOCAL: its symbols (a weak `backtrace` among them) stay out of the program's
+ * scope. dlopen holds the loader's lock, and another thread holding that lock may be running a
+ * constructor that waits for a lock the caller holds: so only a thread that cannot meet such a
+ * thread opens it (may_open_here), and in a program with other threads the sampler does. */
+static int open_libunwind(void)
+{
+    void *h = hp_own_dlopen(HP_LIBUNWIND, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return -1;
+    struct unw_fns f = {
+        (int (*)(unw_context_t *))dlsym(h, HP_STR(unw_tdep_getcontext)),
+        (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, HP_STR(unw_init_local)),
+        (int (*)(unw_cursor_t *))dlsym(h, HP_STR(unw_step)),
+        (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, HP_STR(unw_get_reg)),
+        (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, HP_STR(unw_set_caching_policy)),
+        (unw_addr_space_t *)dlsym(h, HP_STR(unw_local_addr_space)),
+        (int (*)(void **, int))dlsym(h, "unw_backtrace"),
+    };
+    if (!f.getcontext || !f.init_local || !f.step || !f.get_reg || !f.set_caching_policy || !f.local_addr_space ||
+        !f.backtrace)
+        return -1;
+    unw.fn = f;
+    /* its code, now mapped: the lock hooks and the pipe check know it (helper code), and no CPU
+     * sample's handler starts a thread where it was interrupted inside it (lock_holders.h) */
+    atomic_store_explicit(&unw.ranges_known, 0, memory_order_relaxed);
+    know_ranges();
+    hp_lock_holders_add(unw.helper_ranges[0].lo, unw.helper_ranges[0].hi);
+    return 0;
+}
+
+/* Whether the calling thread may open libunwind: no other program thread (one inside dlopen could
+ * be waiting for a lock this one holds), the loader's lock free (this thread is not inside the
+ * loader, whose lists a dlopen here would find halfway changed) and the thread not walking the
+ * modules. The profiler's own threads hold no lock of the program's: they may. */
+static int may_open_here(int profiler_thread)
+{
+    if (profiler_thread) return hp_platform_may_open_files();
+    struct hp_thread *self = hp_self;
+    if (self && (atomic_load_explicit(&self->in_loader, memory_order_relaxed) ||
+                 atomic_load_explicit(&self->in_iterate, memory_order_relaxed)))
+        return 0;
+    return !hp_raw_syscalls_barred() && hp_loader_lock_owner() == 0;
+}
+
+/* libunwind's thread-local storage (16 bytes) is dynamic, the library being opened: a thread's
+ * first use of it allocates (glibc's __tls_get_addr calls malloc), which a CPU sample's handler
+ * that interrupted malloc may not do. So each thread makes it once where it may allocate, in the
+ * warm-up: at its first stack in a hook, or in a sample whose handler interrupted code that holds
+ * none of the allocator's locks (cpu_profile.c); until then a handler takes no stack. There, and
+ * on the sampler's thread, the block comes from the boot arena (hp_own_run): no allocator of the
+ * program's is called from the handler, nor from the profiler's thread. */
+static __thread int tls_made;
+
+static void make_tls(void *arg)
+{
+    (void)arg;
+    void *frames[1];
+    hp_unwind_warming = 1;     /* no 256 KB table for this one frame (below) */
+    unw.fn.backtrace(frames, 1);
+    hp_unwind_warming = 0;
+}
+
 /* The warm-up's unw_backtrace makes libunwind's thread-cache key, and would also make the calling
  * thread's 256 KB table: 64 page faults, 1.9 ms of every process start on a VM, for a table the
  * main thread needs only once it has taken STEPPED_STACKS stacks. The mmap hook refuses the table
  * (hp_unwind_warming), libunwind falls back to stepping for this one stack, and the table is made
  * at the thread's first unw_backtrace after the warm-up. */
-int hp_unwind_warm_up(void)
+static void first_use(void *arg)
 {
-    if (hp_unwind_ready()) return 1;
-    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed)) return 0;
-    /* counted before it is under way: a fork child of a warm-up halfway takes no stacks */
-    atomic_fetch_add(&unw.unwinding, 1);
-    int expect = WARM_NOT;
-    if (!atomic_compare_exchange_strong(&unw.warm, &expect, WARM_UNDER_WAY)) {
-        atomic_fetch_sub(&unw.unwinding, 1);
-        return wait_for_warm_up();
+    int *failed = arg;
+    if (!unw.fn.init_local && open_libunwind() != 0) {
+        *failed = 1;
+        return;
     }
     unw.stepped_only = keys_late();
     /* No shared cache of unwind rules: libunwind holds its lock while it walks the modules, which
      * waits for the loader's lock; a CPU sample's handler waiting for the cache's lock would then
      * wait for the loader's lock all the same (loader_lock.h). Unwinding goes on without it:
      * repeated stacks come from the per-thread tables of unw_backtrace. */
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
+    unw.fn.set_caching_policy(*unw.fn.local_addr_space, UNW_CACHE_NONE);
     void *frames[1];   /* one frame initialises as much as four, and reads one FDE, not four */
     stepped_backtrace(frames, 1);
-    if (!unw.stepped_only) {
-        hp_unwind_warming = 1;
-        unw_backtrace(frames, 1);
-        hp_unwind_warming = 0;
+    if (!unw.stepped_only) make_tls(NULL);
+}
+
+static int warm_up(int profiler_thread)
+{
+    if (hp_unwind_ready()) {
+        if (!tls_made) {
+            /* a handler, or the sampler (whose allocations never reach the program's allocator):
+             * from the boot arena; a program thread in a hook, from the program's allocator */
+            struct hp_thread *self = hp_self;
+            if (profiler_thread || (self && self->in_cpu_sample)) hp_own_run(make_tls, NULL);
+            else make_tls(NULL);
+            tls_made = 1;
+        }
+        return 1;
+    }
+    if (atomic_load_explicit(&unw.unwind_off, memory_order_relaxed) || hp_loader_no_dlopen) return 0;
+    if (!unw.fn.init_local && !may_open_here(profiler_thread)) {
+        if (profiler_thread) {
+            atomic_store(&unw.unwind_off, 1);     /* a program at a low descriptor limit: no stacks */
+            return 0;
+        }
+        /* a thread of a program with others: the sampler opens it, and this one waits for that */
+        hp_sampler_open_unwinder_soon();
+        return hp_sampler_launch() == 0 && wait_for_warm_up() ? warm_up(0) : 0;
+    }
+    /* counted before it is under way: a fork child of a warm-up halfway takes no stacks */
+    atomic_fetch_add(&unw.unwinding, 1);
+    int expect = WARM_NOT;
+    if (!atomic_compare_exchange_strong(&unw.warm, &expect, WARM_UNDER_WAY)) {
+        atomic_fetch_sub(&unw.unwinding, 1);
+        return wait_for_warm_up() ? warm_up(profiler_thread) : 0;
+    }
+    int failed = 0;
+    hp_own_run(first_use, &failed);
+    if (failed) {
+        atomic_store(&unw.unwind_off, 1);      /* no stacks in this process */
+        atomic_store(&unw.warm, WARM_NOT);
+        atomic_fetch_sub(&unw.unwinding, 1);
+        return 0;
     }
     atomic_store_explicit(&unw.warm, WARM_DONE, memory_order_release);
     atomic_fetch_sub(&unw.unwinding, 1);
-    return 1;
+    return warm_up(profiler_thread);   /* this thread's storage, when stepped_only left it unmade */
+}
+
+int hp_unwind_warm_up(void)
+{
+    return warm_up(0);
+}
+
+int hp_unwind_thread_ready(void)
+{
+    return tls_made && hp_unwind_ready();
+}
+
+void hp_unwind_before_threads(void)
+{
+    if (hp_unwind_ready() || atomic_load(&unw.unwind_off) || hp_loader_no_dlopen || !may_open_here(0)) return;
+    struct hp_thread *t = hp_guard_raise();   /* libunwind's own calls pass through the hooks uncounted */
+    warm_up(0);
+    hp_guard_lower(t);
+}
+
+void hp_unwind_before_fork(void)
+{
+    if (hp_unwind_ready() || !hp_raw_syscalls_barred() || atomic_load(&unw.unwind_off)) return;
+    hp_sampler_open_unwinder_soon();
+    struct hp_thread *t = hp_guard_raise();
+    if (hp_sampler_launch() == 0) wait_for_warm_up();
+    hp_guard_lower(t);
+}
+
+void hp_unwind_on_sampler(int asked)
+{
+    if (asked || hp_raw_syscalls_barred()) warm_up(1);
 }
 
 int hp_backtrace(void **out, int max)
@@ -172,14 +323,14 @@ int hp_backtrace(void **out, int max)
     struct hp_thread *self = hp_self;
     if (self && atomic_load_explicit(&self->in_loader, memory_order_relaxed)) return 0;
     /* a CPU sample's handler warms libunwind up only where it may (cpu_profile.c) */
-    if (!hp_unwind_ready() && ((self && self->in_cpu_sample) || !hp_unwind_warm_up())) return 0;
+    if (!hp_unwind_thread_ready() && ((self && self->in_cpu_sample) || !hp_unwind_warm_up())) return 0;
     atomic_fetch_add(&unw.unwinding, 1);
     int n;
     if (stacks_taken < STEPPED_STACKS || unw.stepped_only) {
         stacks_taken++;
         n = stepped_backtrace(out, max);
     } else {
-        n = unw_backtrace(out, max);
+        n = unw.fn.backtrace(out, max);
     }
     atomic_fetch_sub(&unw.unwinding, 1);
     return n;
@@ -197,7 +348,8 @@ void hp_unwind_stop(void)
 
 const void *hp_unwind_code(void)
 {
-    return (const void *)unw_init_local;
+    know_ranges();
+    return (const void *)unw.helper_ranges[0].lo;
 }
 
 int hp_unwind_helper_code(uintptr_t addr)

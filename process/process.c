@@ -69,6 +69,7 @@ static void fork_prepare(void)
         forking.from_handler = 1;
         return;
     }
+    hp_unwind_before_fork();
     hp_registry_lock();
     forking.registry_held = 1;
 }

@@ -13,6 +13,7 @@
 #include "core/platform.h"
 #include "core/registry.h"
 #include "core/sampler.h"
+#include "core/unwind.h"
 #include "core/thread_start.h"
 #include "process.h"
 
@@ -49,7 +50,10 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 {
     hp_resolve();
     struct hp_thread *self = hp_self;
-    if (!self || !self->guard) hp_raw_syscalls_off();   /* the program's second thread */
+    if (!self || !self->guard) {                         /* the program's second thread */
+        if (hp_active) hp_unwind_before_threads();
+        hp_raw_syscalls_off();
+    }
     if (!hp_active || (self && self->guard)) return hp_hot.real.pthread_create(th, attr, fn, arg);
     hp_sampler_launch();    /* a program of two threads is not a shell's command of milliseconds */
     return hp_thread_create(hp_hot.real.pthread_create, th, attr, fn, arg, trampoline);
@@ -68,6 +72,7 @@ HP_EXPORT int pthread_cancel(pthread_t th)
 HP_EXPORT int thrd_create(void *thr, int (*fn)(void *), void *arg)
 {
     hp_resolve();
+    if (hp_active) hp_unwind_before_threads();
     hp_raw_syscalls_off();
     if (hp_active) hp_sampler_launch();
     return hp_hot.real.thrd_create(thr, fn, arg);
@@ -77,6 +82,7 @@ HP_EXPORT int timer_create(clockid_t clock, struct sigevent *ev, timer_t *id)
 {
     hp_resolve();
     if (ev && ev->sigev_notify == SIGEV_THREAD) {
+        if (hp_active) hp_unwind_before_threads();
         hp_raw_syscalls_off();
         if (hp_active) hp_sampler_launch();
     }
@@ -87,6 +93,7 @@ HP_EXPORT int mq_notify(int mq, const struct sigevent *ev)
 {
     hp_resolve();
     if (ev && ev->sigev_notify == SIGEV_THREAD) {
+        if (hp_active) hp_unwind_before_threads();
         hp_raw_syscalls_off();
         if (hp_active) hp_sampler_launch();
     }

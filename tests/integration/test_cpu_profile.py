@@ -253,6 +253,20 @@ def test_a_process_that_takes_no_stack_leaves_libunwind_unused():
     assert [f["name"] for f in r.report["functions_alloc"]["functions"]] == ["main"], r.report["functions_alloc"]
 
 
+def test_libunwind_is_opened_at_the_first_stack_on_any_thread():
+    """libunwind is not linked: loading it and liblzma cost every exec'd process about 120 us. It
+    is opened at the first stack: by the main thread of a program that has no other, by the
+    sampler for a program with threads (a hook there waits for it). Every allocation sampled."""
+    env = {"HOTPATH_ALLOC_SAMPLE_BYTES": "1"}
+    r = run([target("lazy_unwind"), "none"], env=env)
+    assert r.returncode == 0 and r.stdout == b"libunwind 0\n", (r.stdout, r.stderr[-300:])
+    for mode in ("malloc", "thread"):
+        r = run([target("lazy_unwind"), mode], env=env)
+        assert r.returncode == 0 and r.stdout == b"libunwind 1\n", (mode, r.stdout, r.stderr[-300:])
+        names = [f["name"] for f in r.report["functions_alloc"]["functions"]]
+        assert "thread_alloc" in names, (mode, names)
+
+
 def test_main_stack_bounds_hold_for_a_program_run_through_the_loader():
     # `ld.so ./prog` points AT_EXECFN at the program's argv[0], among the strings on the stack, not
     # at the copy of the file name that ends one word below the stack's top. Where argv[0] ended

@@ -245,7 +245,7 @@ static __attribute__((noinline)) void take_sample(void *ucv, int overrun)
     void *raw[HP_STACK_MAX_DEPTH + EXTRA_FRAMES];
     /* libunwind not warmed up yet: here only where it may be (until then, the sample's pc alone);
      * asked before the guard goes up */
-    int warm_here = !hp_unwind_ready() && at_safe_point(t, pc);
+    int warm_here = !hp_unwind_thread_ready() && at_safe_point(t, pc);
     t->guard++;              /* libunwind's own locks go through the lock hooks */
     t->in_cpu_sample = 1;    /* its walks of the modules never wait for the loader's lock */
     if (warm_here) hp_unwind_warm_up();
