@@ -30,6 +30,10 @@
 /* The next definition of name after libhotpath.so (dlsym RTLD_NEXT), at version when one is given
  * and found; NULL when there is none. errno is kept. */
 void *hp_real_lookup(const char *name, const char *version);
+/* Its search without dlsym (real_lookup.c): 1 with *fn set when the objects' own tables decide
+ * the name, 0 when only dlsym can. Async-signal-safe once they are read (a LAZY entry's first
+ * call); errno may change. */
+int hp_real_lookup_scope(const char *name, void **fn);
 
 /* The struct fields of a list: `struct { HP_REAL_FIELDS(LIST) } real;` */
 #define HP_REAL_FIELD_(C, field, sym, ver, how, ret, params) ret (*field) params;
