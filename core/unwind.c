@@ -57,6 +57,7 @@ static struct {
     _Atomic int warm;         /* enum warm: libunwind's first use done (hp_unwind_warm_up) */
     int stepped_only;         /* libunwind's thread-cache key came too late: unw_backtrace never */
     struct unw_fns fn;        /* set before warm is WARM_DONE */
+    size_t tls_module;        /* its thread-local storage's module number (0: none) */
 } unw;
 
 enum warm { WARM_NOT, WARM_UNDER_WAY, WARM_DONE };
@@ -177,6 +178,9 @@ static int open_libunwind(void)
     if (!f.getcontext || !f.init_local || !f.step || !f.get_reg || !f.set_caching_policy || !f.local_addr_space ||
         !f.backtrace)
         return -1;
+    size_t module = 0;
+    if (dlinfo(h, RTLD_DI_TLS_MODID, &module) != 0) return -1;
+    unw.tls_module = module;
     unw.fn = f;
     /* its code, now mapped: the lock hooks and the pipe check know it (helper code), and no CPU
      * sample's handler starts a thread where it was interrupted inside it (lock_holders.h) */
@@ -187,9 +191,11 @@ static int open_libunwind(void)
 }
 
 /* Whether the calling thread may open libunwind: no other program thread (one inside dlopen could
- * be waiting for a lock this one holds), the loader's lock free (this thread is not inside the
- * loader, whose lists a dlopen here would find halfway changed) and the thread not walking the
- * modules. The profiler's own threads hold no lock of the program's: they may. */
+ * be waiting for a lock this one holds), the thread not inside the loader (dlclose, a walk of the
+ * modules: their lock free), and the loader's lists not halfway changed (a malloc of the loader's
+ * own while it maps or relocates a library: r_state says so; its constructors run once the lists
+ * are whole again, and a dlopen from one is allowed). The profiler's own threads hold no lock of
+ * the program's: they may. */
 static int may_open_here(int profiler_thread)
 {
     if (profiler_thread) return hp_platform_may_open_files();
@@ -197,25 +203,27 @@ static int may_open_here(int profiler_thread)
     if (self && (atomic_load_explicit(&self->in_loader, memory_order_relaxed) ||
                  atomic_load_explicit(&self->in_iterate, memory_order_relaxed)))
         return 0;
-    return !hp_raw_syscalls_barred() && hp_loader_lock_owner() == 0;
+    return !hp_raw_syscalls_barred() && hp_loader_lock_owner() == 0 && _r_debug.r_state == RT_CONSISTENT;
 }
 
 /* libunwind's thread-local storage (16 bytes) is dynamic, the library being opened: a thread's
- * first use of it allocates (glibc's __tls_get_addr calls malloc), which a CPU sample's handler
- * that interrupted malloc may not do. So each thread makes it once where it may allocate, in the
- * warm-up: at its first stack in a hook, or in a sample whose handler interrupted code that holds
- * none of the allocator's locks (cpu_profile.c); until then a handler takes no stack. There, and
- * on the sampler's thread, the block comes from the boot arena (hp_own_run): no allocator of the
- * program's is called from the handler, nor from the profiler's thread. */
+ * first use of it allocates (glibc's __tls_get_addr calls malloc). Inside a signal handler that
+ * interrupted malloc, or inside the program's allocator (a lock hook under jemalloc's arena lock:
+ * redis crashed so), that allocation may not reach the program's allocator. So each thread makes
+ * its block once, before libunwind needs it: a thread started after libunwind was opened at its
+ * start (hp_unwind_thread_start: it holds nothing then, the program's allocator serves), any
+ * other in its warm-up (a hook, or a CPU sample at a safe point) from the boot arena
+ * (hp_own_run): that is the threads alive when libunwind was opened, a few. Until then a
+ * handler takes no stack. */
+struct tls_index_arg { unsigned long module, offset; };   /* glibc's tls_index */
+extern void *__tls_get_addr(struct tls_index_arg *);
 static __thread int tls_made;
 
 static void make_tls(void *arg)
 {
     (void)arg;
-    void *frames[1];
-    hp_unwind_warming = 1;     /* no 256 KB table for this one frame (below) */
-    unw.fn.backtrace(frames, 1);
-    hp_unwind_warming = 0;
+    struct tls_index_arg ti = { unw.tls_module, 0 };
+    if (ti.module) __tls_get_addr(&ti);
 }
 
 /* The warm-up's unw_backtrace makes libunwind's thread-cache key, and would also make the calling
@@ -236,20 +244,22 @@ static void first_use(void *arg)
      * wait for the loader's lock all the same (loader_lock.h). Unwinding goes on without it:
      * repeated stacks come from the per-thread tables of unw_backtrace. */
     unw.fn.set_caching_policy(*unw.fn.local_addr_space, UNW_CACHE_NONE);
+    make_tls(NULL);
+    tls_made = 1;
     void *frames[1];   /* one frame initialises as much as four, and reads one FDE, not four */
     stepped_backtrace(frames, 1);
-    if (!unw.stepped_only) make_tls(NULL);
+    if (!unw.stepped_only) {
+        hp_unwind_warming = 1;     /* no 256 KB table for this one frame (above) */
+        unw.fn.backtrace(frames, 1);
+        hp_unwind_warming = 0;
+    }
 }
 
 static int warm_up(int profiler_thread)
 {
     if (hp_unwind_ready()) {
         if (!tls_made) {
-            /* a handler, or the sampler (whose allocations never reach the program's allocator):
-             * from the boot arena; a program thread in a hook, from the program's allocator */
-            struct hp_thread *self = hp_self;
-            if (profiler_thread || (self && self->in_cpu_sample)) hp_own_run(make_tls, NULL);
-            else make_tls(NULL);
+            hp_own_run(make_tls, NULL);
             tls_made = 1;
         }
         return 1;
@@ -281,12 +291,21 @@ static int warm_up(int profiler_thread)
     }
     atomic_store_explicit(&unw.warm, WARM_DONE, memory_order_release);
     atomic_fetch_sub(&unw.unwinding, 1);
-    return warm_up(profiler_thread);   /* this thread's storage, when stepped_only left it unmade */
+    return 1;
 }
 
 int hp_unwind_warm_up(void)
 {
     return warm_up(0);
+}
+
+void hp_unwind_thread_start(void)
+{
+    if (tls_made || !hp_unwind_ready()) return;
+    struct hp_thread *t = hp_guard_raise();     /* the block is the profiler's, not counted */
+    make_tls(NULL);
+    hp_guard_lower(t);
+    tls_made = 1;
 }
 
 int hp_unwind_thread_ready(void)

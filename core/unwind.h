@@ -47,6 +47,9 @@ void hp_unwind_on_sampler(int asked);
 void hp_unwind_find_modules(void);
 /* Whether the warm-up is done (async-signal-safe). */
 int hp_unwind_ready(void);
+/* A thread the program started, at its start (before its own function runs): libunwind's
+ * thread-local storage made now, from the program's allocator, if libunwind is open (unwind.c). */
+void hp_unwind_thread_start(void);
 /* And this thread's libunwind storage made (async-signal-safe): a CPU sample's handler may take
  * its stack without allocating. */
 int hp_unwind_thread_ready(void);

@@ -38,6 +38,7 @@ static void *trampoline(void *arg)
     void *(*fn)(void *), *fn_arg;
     hp_self = hp_thread_begin(arg, &fn, &fn_arg);
     if (hp_self) hp_self->managed = 1;
+    hp_unwind_thread_start();
     HP_VIEWS_STEP(thread_start, hp_self);
     void *ret;
     pthread_cleanup_push(thread_ends, NULL);

@@ -5,8 +5,12 @@
  *   lazy_unwind malloc   one malloc on the main thread
  *   lazy_unwind thread   one malloc in thread_alloc, on a second thread, the main one allocating
  *                        nothing before
+ *   lazy_unwind dlopen   first dlopen libhp_plugin.so (beside this program; the loader allocates
+ *                        while it maps it), then one malloc in thread_alloc
  * Prints "libunwind N": N = 1 when a mapping of libunwind is in /proc/self/maps. */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,14 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "none";
     if (strcmp(mode, "malloc") == 0) {
+        thread_alloc(NULL);
+    } else if (strcmp(mode, "dlopen") == 0) {
+        char path[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+        if (n <= 0) return 1;
+        path[n] = 0;
+        strcpy(strrchr(path, '/') + 1, "libhp_plugin.so");
+        if (!dlopen(path, RTLD_NOW)) return 1;
         thread_alloc(NULL);
     } else if (strcmp(mode, "thread") == 0) {
         pthread_t th;
