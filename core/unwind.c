@@ -173,7 +173,7 @@ static int open_libunwind(void)
         (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, HP_STR(unw_get_reg)),
         (int (*)(unw_addr_space_t, unw_caching_policy_t))dlsym(h, HP_STR(unw_set_caching_policy)),
         (unw_addr_space_t *)dlsym(h, HP_STR(unw_local_addr_space)),
-        (int (*)(void **, int))dlsym(h, "unw_backtrace"),
+        (int (*)(void **, int))dlsym(h, HP_STR(unw_backtrace)),
     };
     if (!f.getcontext || !f.init_local || !f.step || !f.get_reg || !f.set_caching_policy || !f.local_addr_space ||
         !f.backtrace)
@@ -255,6 +255,13 @@ static void first_use(void *arg)
     }
 }
 
+/* Have the sampler open libunwind and wait for it (50 ms at most): 1 when it is open. */
+static int sampler_opens(void)
+{
+    hp_sampler_open_unwinder_soon();
+    return hp_sampler_launch() == 0 && wait_for_warm_up();
+}
+
 static int warm_up(int profiler_thread)
 {
     if (hp_unwind_ready()) {
@@ -271,8 +278,7 @@ static int warm_up(int profiler_thread)
             return 0;
         }
         /* a thread of a program with others: the sampler opens it, and this one waits for that */
-        hp_sampler_open_unwinder_soon();
-        return hp_sampler_launch() == 0 && wait_for_warm_up() ? warm_up(0) : 0;
+        return sampler_opens() ? warm_up(0) : 0;
     }
     /* counted before it is under way: a fork child of a warm-up halfway takes no stacks */
     atomic_fetch_add(&unw.unwinding, 1);
@@ -324,9 +330,8 @@ void hp_unwind_before_threads(void)
 void hp_unwind_before_fork(void)
 {
     if (hp_unwind_ready() || !hp_raw_syscalls_barred() || atomic_load(&unw.unwind_off)) return;
-    hp_sampler_open_unwinder_soon();
     struct hp_thread *t = hp_guard_raise();
-    if (hp_sampler_launch() == 0) wait_for_warm_up();
+    sampler_opens();
     hp_guard_lower(t);
 }
 
