@@ -24,6 +24,10 @@ void *hp_realloc(void *p, size_t n);
 void hp_free(void *p);
 char *hp_strdup(const char *s);
 void *hp_pages(size_t n);               /* zeroed, page-backed, never freed; NULL on failure */
+/* The same for a table written only from its start, up to *filled units of unit bytes (a bump
+ * count, which a reset that zeroes the table sets back): counted from that count, not asked of the
+ * kernel page by page. */
+void *hp_pages_filled(size_t n, const _Atomic uint64_t *filled, size_t unit);   /* filled lives as long as the process */
 void hp_pages_zero(void *p, size_t n);  /* zero (part of) a hp_pages block, page-aligned, without touching it */
 uint64_t hp_memory_in_use(void);        /* bytes held by the profiler now: its heap, and its pages' resident part */
 const void *hp_memory_code(void);       /* an address in mimalloc's code once it serves, else NULL (Linux) */

@@ -23,8 +23,8 @@ int hp_stacks_init(struct hp_stacks *t, uint32_t slots, uint32_t avg_depth)
     t->max_entries = slots / 4 * 3;
     t->store_words = (uint64_t)t->max_entries * avg_depth;
     t->slots = hp_pages(sizeof *t->slots * slots);
-    t->entries = hp_pages(sizeof *t->entries * t->max_entries);
-    t->store = hp_pages(sizeof *t->store * t->store_words);
+    t->entries = hp_pages_filled(sizeof *t->entries * t->max_entries, &t->used, sizeof *t->entries);
+    t->store = hp_pages_filled(sizeof *t->store * t->store_words, &t->store_used, sizeof *t->store);
     return t->slots && t->entries && t->store ? 0 : -1;
 }
 
@@ -45,7 +45,7 @@ uint32_t hp_stacks_entry(struct hp_stacks *t, uint32_t tag, const uintptr_t *fra
         uint32_t v = atomic_load_explicit(&t->slots[i], memory_order_acquire);
         if (v == 0) {
             if (!mine) {
-                uint32_t e = atomic_fetch_add(&t->used, 1);
+                uint64_t e = atomic_fetch_add(&t->used, 1);
                 uint64_t at = atomic_fetch_add(&t->store_used, depth);
                 if (e >= t->max_entries || at + depth > t->store_words) break;
                 struct hp_stack *s = &t->entries[e];
@@ -55,7 +55,7 @@ uint32_t hp_stacks_entry(struct hp_stacks *t, uint32_t tag, const uintptr_t *fra
                 s->frames = t->store + at;
                 memcpy(s->frames, frames, depth * sizeof *frames);
                 atomic_store_explicit(&s->ready, 1, memory_order_release);
-                mine = e + 1;
+                mine = (uint32_t)e + 1;
             }
             uint32_t expect = 0;
             if (atomic_compare_exchange_strong(&t->slots[i], &expect, mine)) return mine - 1;
@@ -83,8 +83,8 @@ int hp_stacks_add(struct hp_stacks *t, uint32_t tag, const uintptr_t *frames, ui
 
 uint32_t hp_stacks_count(struct hp_stacks *t)
 {
-    uint32_t n = atomic_load_explicit(&t->used, memory_order_acquire);
-    return n < t->max_entries ? n : t->max_entries;
+    uint64_t n = atomic_load_explicit(&t->used, memory_order_acquire);
+    return n < t->max_entries ? (uint32_t)n : t->max_entries;
 }
 
 uint64_t hp_stacks_frames(struct hp_stacks *t)
@@ -100,8 +100,11 @@ void hp_stacks_reset(struct hp_stacks *t)
      * does not fault in every page of a table its parent barely used; none to give back when no
      * entry was ever claimed (a slot is written only after its entry is counted) */
     uint32_t n = hp_stacks_count(t);
+    uint64_t words = hp_stacks_frames(t);
     if (atomic_load(&t->used)) hp_pages_zero((void *)t->slots, sizeof *t->slots * (t->slots_mask + 1));
     if (n) hp_pages_zero(t->entries, sizeof *t->entries * n);
+    /* the frames too: the memory count takes the table's filled part as its resident part */
+    if (words) hp_pages_zero(t->store, sizeof *t->store * words);
     atomic_store(&t->used, 0);
     atomic_store(&t->store_used, 0);
     atomic_store(&t->other, 0);

@@ -24,7 +24,7 @@ struct hp_stacks {
     uint32_t max_entries;
     _Atomic uint32_t *slots;       /* entry index + 1, 0 = empty */
     struct hp_stack *entries;
-    _Atomic uint32_t used;         /* entries handed out */
+    _Atomic uint64_t used;         /* entries handed out */
     uintptr_t *store;              /* every entry's frames */
     uint64_t store_words;
     _Atomic uint64_t store_used;
@@ -32,7 +32,8 @@ struct hp_stacks {
 };
 
 /* Make a table of `slots` (a power of two) slots and 3/4 as many entries with room for
- * `avg_depth` frames each on average; 0, or -1 when the memory cannot be had. */
+ * `avg_depth` frames each on average; 0, or -1 when the memory cannot be had. t lives as long as
+ * the process: the memory count reads its fill counts (hp_pages_filled). */
 int hp_stacks_init(struct hp_stacks *t, uint32_t slots, uint32_t avg_depth);
 /* The entry of (tag, frames), made if new: its index, or HP_STACK_OTHER when the table (or its
  * frame store) is full. Adds no weight. Safe from any thread. */

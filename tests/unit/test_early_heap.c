@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -163,6 +164,31 @@ START_TEST(page_regions_count_their_touched_pages)
 }
 END_TEST
 
+/* A table filled from its start counts its filled pages, never the kernel's view of it, and its
+ * neighbours are still read from the kernel on either side of it. */
+START_TEST(filled_regions_count_their_filled_pages)
+{
+    enum { PAGE_BYTES = 4096 };
+    static _Atomic uint64_t filled;      /* static: the count outlives the test, as the region does */
+    char *a = hp_pages(4 * PAGE_BYTES);
+    char *f = hp_pages_filled(16 * PAGE_BYTES, &filled, 100);
+    char *c = hp_pages(4 * PAGE_BYTES);
+    ck_assert(a && f && c);
+    uint64_t before = hp_memory_in_use();
+    f[15 * PAGE_BYTES] = 1;              /* written past its count: not counted */
+    ck_assert_uint_eq(hp_memory_in_use(), before);
+    atomic_store(&filled, 41);           /* 4100 bytes: two pages */
+    ck_assert_uint_eq(hp_memory_in_use(), before + 2 * PAGE_BYTES);
+    a[0] = 1;
+    c[3 * PAGE_BYTES] = 1;
+    ck_assert_uint_eq(hp_memory_in_use(), before + 4 * PAGE_BYTES);
+    atomic_store(&filled, 1000000000);   /* a claim past the end counts the region whole */
+    ck_assert_uint_eq(hp_memory_in_use(), before + 18 * PAGE_BYTES);
+    atomic_store(&filled, 0);
+    ck_assert_uint_eq(hp_memory_in_use(), before + 2 * PAGE_BYTES);
+}
+END_TEST
+
 static void *cut_many(void *arg)
 {
     uintptr_t tag = (uintptr_t)arg;
@@ -200,6 +226,7 @@ static Suite *suite(void)
     HP_ADD(tc, early_blocks_live_on_after_the_heap_settles);
     HP_ADD(tc, a_fork_child_cuts_early_blocks_until_it_settles);
     HP_ADD(tc, page_regions_count_their_touched_pages);
+    HP_ADD(tc, filled_regions_count_their_filled_pages);
     HP_ADD(tc, threads_cut_blocks_that_never_overlap);
     suite_add_tcase(s, tc);
     return s;

@@ -2,6 +2,7 @@
  * add up, `<other>` once full, and concurrent inserts of the same stacks from several threads. */
 #include <pthread.h>
 
+#include "core/memory.h"
 #include "core/stacks.h"
 #include "unit.h"
 
@@ -21,7 +22,7 @@ static uint64_t weight_of(struct hp_stacks *t, uint32_t tag, const uintptr_t *f,
 
 START_TEST(same_stack_one_entry)
 {
-    struct hp_stacks t;
+    static struct hp_stacks t;   /* static: the memory count keeps its fill counts */
     ck_assert_int_eq(hp_stacks_init(&t, 64, 8), 0);
     uintptr_t a[] = { 0x1001, 0x2002, 0x3003 }, b[] = { 0x1001, 0x2002 };
     ck_assert_int_eq(hp_stacks_add(&t, 0, a, 3, 1), 0);
@@ -41,7 +42,7 @@ END_TEST
 
 START_TEST(full_table_goes_to_other)
 {
-    struct hp_stacks t;
+    static struct hp_stacks t;   /* static: the memory count keeps its fill counts */
     ck_assert_int_eq(hp_stacks_init(&t, 16, 4), 0);     /* 12 entries */
     unsigned other = 0;
     for (uintptr_t i = 1; i <= 20; i++) other += (unsigned)hp_stacks_add(&t, 0, &i, 1, 1);
@@ -55,7 +56,7 @@ END_TEST
 
 START_TEST(frame_store_full_goes_to_other)
 {
-    struct hp_stacks t;
+    static struct hp_stacks t;   /* static: the memory count keeps its fill counts */
     ck_assert_int_eq(hp_stacks_init(&t, 64, 1), 0);     /* 48 entries, 48 frames in all */
     uintptr_t deep[40];
     for (int i = 0; i < 40; i++) deep[i] = (uintptr_t)i + 1;
@@ -63,6 +64,28 @@ START_TEST(frame_store_full_goes_to_other)
     deep[0] = 99;
     ck_assert_int_eq(hp_stacks_add(&t, 0, deep, 40, 1), 1);
     ck_assert_uint_eq(atomic_load(&t.other), 1);
+}
+END_TEST
+
+/* The profiler's memory counts a table's entries and frames as they fill, its slots as the kernel
+ * has them, and none of them once a reset gave them back. */
+START_TEST(memory_counts_the_filled_part)
+{
+    static struct hp_stacks t;
+    ck_assert_int_eq(hp_stacks_init(&t, 1024, 8), 0);   /* 768 entries, 6144 frames */
+    uint64_t before = hp_memory_in_use();
+    uintptr_t f[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    ck_assert_int_eq(hp_stacks_add(&t, 0, f, 8, 1), 0);
+    /* one page each: the slot's, the entry's, the frames' */
+    ck_assert_uint_eq(hp_memory_in_use(), before + 3 * 4096);
+    for (uintptr_t i = 1; i <= 600; i++) {
+        f[0] = i + 100;
+        ck_assert_int_eq(hp_stacks_add(&t, 0, f, 8, 1), 0);
+    }
+    uint64_t entries = ((601 * sizeof(struct hp_stack)) + 4095) / 4096, frames = (601 * 8 * 8 + 4095) / 4096;
+    ck_assert_uint_eq(hp_memory_in_use(), before + (1 + entries + frames) * 4096);   /* 4 KB of slots */
+    hp_stacks_reset(&t);
+    ck_assert_uint_eq(hp_memory_in_use(), before);
 }
 END_TEST
 
@@ -101,6 +124,7 @@ static Suite *stacks_suite(void)
     HP_ADD(tc, full_table_goes_to_other);
     HP_ADD(tc, frame_store_full_goes_to_other);
     HP_ADD(tc, concurrent_inserts);
+    HP_ADD(tc, memory_counts_the_filled_part);
     suite_add_tcase(s, tc);
     return s;
 }
