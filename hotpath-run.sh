@@ -4,6 +4,8 @@
 set -eu
 
 VERSION=0.5.0
+# The system's name: read, not asked of uname, where Linux has it (a process fewer before the program's)
+{ read -r os < /proc/sys/kernel/ostype; } 2>/dev/null || os=$(uname -s)
 
 usage() {
     cat <<'USAGE'
@@ -170,13 +172,23 @@ export_path() {
     export "$1"
 }
 
+# The folder of file $1, as an absolute path (parameter expansion, not dirname: a run should not
+# cost processes before the program's first).
+dir_of() {
+    case "$1" in
+        */*) d=${1%/*} ;;
+        *) d=. ;;
+    esac
+    CDPATH= cd -- "${d:-/}" && pwd
+}
+
 case "${1:-}" in
     prometheus-targets)
         case "${2:-}" in -h|--help) prometheus_targets_usage; exit 0 ;; esac
         prometheus_targets; exit 0 ;;
     console)
         shift
-        here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+        here=$(dir_of "$0")
         for c in "$here/hotpath-console" "$here/build/hotpath-console"; do
             [ -x "$c" ] && exec "$c" "$@"
         done
@@ -239,7 +251,7 @@ fi
 if [ -n "$output" ]; then
     case "$output" in
         *%p*|*%n*) export_path HOTPATH_OUTPUT_PATH "$output"; output= ;;
-        *) if [ "$(uname -s)" = Darwin ] || [ -n "$watch_pid" ]; then export_path HOTPATH_OUTPUT_PATH "$output"; output=
+        *) if [ "$os" = Darwin ] || [ -n "$watch_pid" ]; then export_path HOTPATH_OUTPUT_PATH "$output"; output=
            else unset HOTPATH_OUTPUT_PATH; case "$output" in /*) ;; *) output=$PWD/$output ;; esac; fi ;;
     esac
 fi
@@ -249,7 +261,7 @@ fi
 find_beside() {
     for candidate in "$here/$1" "$here/$2/$1" "$here/../$3/$1"; do
         if [ -f "$candidate" ]; then
-            echo "$(CDPATH= cd -- "$(dirname -- "$candidate")" && pwd)/$1"
+            echo "$(dir_of "$candidate")/$1"
             return
         fi
     done
@@ -259,8 +271,7 @@ find_beside() {
 
 # The library; on macOS libhotpath.dylib (`make macos` puts one per architecture under
 # build/macos/). On Linux also the launcher, the program's parent until it ends.
-here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-os=$(uname -s)
+here=$(dir_of "$0")
 if [ "$os" = Darwin ]; then
     lib=$(find_beside libhotpath.dylib "build/macos/$(uname -m)" lib)
 else
@@ -277,8 +288,9 @@ if [ -n "$watch_pid" ]; then
     exec "$launcher" --preload "$lib" --watch "$watch_pid" ${duration:+--duration "$duration"}
 fi
 
-# Say so when the preload cannot take effect (the program still runs, unprofiled).
-program=$(command -v -- "$1" 2>/dev/null || true)
+# Say so when the preload cannot take effect (the program still runs, unprofiled): here on macOS,
+# by the launcher on Linux (launcher/unprofiled.c).
+[ "$os" != Darwin ] || program=$(command -v -- "$1" 2>/dev/null || true)
 if [ "$os" = Darwin ] && [ -n "$program" ] && [ -f "$program" ]; then
     # the interpreter of a script is the program dyld starts
     interp=$(head -c 256 -- "$program" 2>/dev/null | sed -n '1s/^#![[:space:]]*\([^[:space:]]*\).*/\1/p' || true)
@@ -297,24 +309,6 @@ if [ "$os" = Darwin ] && [ -n "$program" ] && [ -f "$program" ]; then
             break
         fi
     done
-elif [ -n "$program" ] && [ -f "$program" ]; then
-    # a script: what runs is its interpreter (#!/usr/bin/env name: name found on PATH)
-    interp=$(head -c 256 -- "$program" 2>/dev/null | sed -n '1s/^#![[:space:]]*\([^[:space:]]*\)[[:space:]]*\([^[:space:]]*\).*/\1 \2/p' || true)
-    if [ -n "$interp" ]; then
-        first=${interp%% *} second=${interp#* }
-        if [ "${first##*/}" = env ] && [ -n "$second" ]; then program=$(command -v -- "$second" 2>/dev/null || true)
-        else program=$first; fi
-    fi
-    if [ -n "$program" ] && [ -f "$program" ] && head -c 4 -- "$program" 2>/dev/null | grep -q ELF; then
-        # secure mode only where the exec changes who runs it: a set-user-ID file of another
-        # user, a set-group-ID file of another group
-        if { [ -u "$program" ] && [ "$(stat -L -c %u -- "$program")" != "$(id -u)" ]; } ||
-           { [ -g "$program" ] && [ "$(stat -L -c %g -- "$program")" != "$(id -g)" ]; }; then
-            echo "hotpath-run: $program is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled" >&2
-        elif LC_ALL=C ldd "$program" 2>&1 | grep -q "not a dynamic executable"; then
-            echo "hotpath-run: $program is statically linked: nothing can be preloaded into it, so it runs unprofiled" >&2
-        fi
-    fi
 fi
 
 if [ "$os" = Darwin ]; then

@@ -1,5 +1,5 @@
-/* launcher.h — what main.c, spawn.c, signals.c, reap.c and watch.c share (run.h: the run's one
- * report). hotpath-launch is the parent that stays while the profiled program runs (hotpath-run.sh
+/* launcher.h — what main.c, spawn.c, signals.c, reap.c, unprofiled.c and watch.c share (run.h:
+ * the run's one report). hotpath-launch is the parent that stays while the profiled program runs (hotpath-run.sh
  * execs it on Linux): it is never preloaded itself, but for hotpath-run --pid's watcher (watch.c),
  * whose second turn runs the library to watch another process from outside. */
 #ifndef HP_LAUNCHER_H
@@ -52,6 +52,11 @@ void hp_exit_like(int status) __attribute__((noreturn));
  * the inherited signal state. 0 with *pid set, or the exit status to end with (127: not found,
  * 126: found but not executable, 1: no fork) once it said why. */
 int hp_spawn(const struct hp_launch *l, pid_t *pid);
+
+/* unprofiled.c */
+/* One line on stderr when the program will run unprofiled: the file exec starts for name (a
+ * script's interpreter) is set-user-ID or set-group-ID of another user or group, or static. */
+void hp_say_if_unprofiled(const char *name);
 
 /* watch.c */
 /* hotpath-run --pid: check that l->watch_pid can be read, then watch it (the report at the end);

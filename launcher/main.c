@@ -183,6 +183,7 @@ int main(int argc, char **argv)
     if (gathering)
         table_width(&l);
     struct hp_run run = { .dir = dir, .argv = l.argv, .wall_ns = now_ns() };
+    hp_say_if_unprofiled(l.argv[0]);
     int failed = hp_spawn(&l, &program);
     if (failed) {
         if (gathering)

@@ -245,6 +245,16 @@ def test_a_static_program_runs_unprofiled_with_one_line_and_no_report():
             f.write("int main(void) { return 3; }\n")
         subprocess.run([cc, "-static", "-o", prog, src], check=True)
         table, _ = unprofiled(tmp, prog)
-        assert (table.returncode, table.stderr.decode()) == (
-            3, f"hotpath-run: {prog} is statically linked: nothing can be preloaded into it, so it runs unprofiled\n")
+        line = f"hotpath-run: {prog} is statically linked: nothing can be preloaded into it, so it runs unprofiled\n"
+        assert (table.returncode, table.stderr.decode()) == (3, line)
         assert not [n for n in os.listdir(tmp) if n.startswith("hotpath-run-")]
+        # a script run by it, named in its first line or found on PATH through env (which runs
+        # profiled on its way to it): the same line first
+        for first in (f"#!{prog} -x", "#! /usr/bin/env static-3"):
+            script = os.path.join(tmp, "script")
+            with open(script, "w") as f:
+                f.write(first + "\n")
+            os.chmod(script, 0o755)
+            p = launch([script], tmp, env={"PATH": tmp + ":" + PATH})
+            err = p.stderr.decode()
+            assert p.returncode == 3 and (err == line if "env" not in first else err.startswith(line)), (first, err)
