@@ -30,7 +30,7 @@ void hp_run_pick(struct hp_run *run, const struct hp_run_options *o)
         struct hp_image *im = &run->images[i];
         int cpu = hp_image_known(im, HP_CPU), wall = hp_image_known(im, HP_WALL);
         im->shown = 0;
-        if (!im->report || hp_image_quick_exec(im))
+        if (!im->readable || hp_image_quick_exec(im))
             continue;
         if (o->all)
             im->shown = 1;

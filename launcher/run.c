@@ -26,7 +26,7 @@ static FILE *open_output(const char *path)
 void hp_run_report(struct hp_run *run, const struct hp_run_options *o)
 {
     int kept = o->keep_run_dir, failed = 0;
-    if (hp_run_gather(run)) {
+    if (hp_run_gather(run, !strncmp(o->format, "json", 4))) {
         fprintf(stderr, "hotpath-run: %s: %s\n", run->dir, strerror(errno));
         return;
     }

@@ -25,13 +25,14 @@ struct hp_image {
     long pid;
     int image;                     /* 0, +1 per exec: both from the file name */
     char *file;                    /* PID.IMAGE.json */
-    json_t *report;                /* NULL: the file did not parse */
-    char *error;                   /* then why */
+    int readable;                  /* the file parsed as a report */
+    char *error;                   /* else why */
+    json_t *report;                /* the whole report, kept only for a run document that embeds it */
     long ppid;                     /* -1: unknown */
     char *cmdline;                 /* argv joined with spaces (else the command); NULL: unknown */
     int64_t figure[HP_FIGURES];
     unsigned known;                /* bit i: figure[i] is known */
-    json_t *ended;                 /* the report's "ended", borrowed; NULL: absent */
+    json_t *ended;                 /* the report's "ended" (a reference of its own); NULL: absent */
     int shown;                     /* its full report follows the table */
 };
 
@@ -63,9 +64,11 @@ int hp_rundir_make(char *dir, size_t size);
 int hp_rundir_remove(const char *dir);
 
 /* gather.c */
-/* Reads every PID.IMAGE.json of run->dir into run->images (unsorted). 0, or -1 with errno set
- * when the directory cannot be read. */
-int hp_run_gather(struct hp_run *run);
+/* Reads every PID.IMAGE.json of run->dir into run->images (unsorted), each report's figures
+ * taken out and the report itself kept only when keep_reports says so (a run of thousands of
+ * processes holds no thousand parsed reports for a table). 0, or -1 with errno set when the
+ * directory cannot be read. */
+int hp_run_gather(struct hp_run *run, int keep_reports);
 void hp_run_free(struct hp_run *run);
 /* Whether the image's figure f is known. */
 int hp_image_known(const struct hp_image *im, enum hp_figure f);

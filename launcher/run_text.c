@@ -58,7 +58,7 @@ static void ended_cell(char *out, size_t size, const struct hp_image *im)
 
 static void figure_cell(char out[HP_FMT_MAX], const struct hp_image *im, enum hp_figure f)
 {
-    if (!im->report) {
+    if (!im->readable) {
         snprintf(out, HP_FMT_MAX, "?");
         return;
     }
@@ -81,16 +81,16 @@ static void add_row(struct hp_table *t, const struct hp_image *im)
     char fig[HP_FIGURES][HP_FMT_MAX];
     snprintf(pid, sizeof pid, "%ld", im->pid);
     snprintf(image, sizeof image, "%d", im->image);
-    if (!im->report)
+    if (!im->readable)
         snprintf(ppid, sizeof ppid, "?");
     else if (im->ppid < 0)
         snprintf(ppid, sizeof ppid, "-");
     else
         snprintf(ppid, sizeof ppid, "%ld", im->ppid);
-    cut(command, sizeof command, im->cmdline ? im->cmdline : im->report ? "-" : "?", COMMAND_COLUMNS);
+    cut(command, sizeof command, im->cmdline ? im->cmdline : im->readable ? "-" : "?", COMMAND_COLUMNS);
     for (int f = 0; f < HP_FIGURES; f++)
         figure_cell(fig[f], im, f);
-    if (im->report)
+    if (im->readable)
         ended_cell(ended, sizeof ended, im);
     else
         snprintf(ended, sizeof ended, "?");
@@ -149,7 +149,7 @@ void hp_run_text(const struct hp_run *run, FILE *out)
     hp_buf_free(&b);
     hp_table_free(&t);
     for (size_t i = 0; i < run->nimages; i++)
-        if (!run->images[i].report)
+        if (!run->images[i].readable)
             fprintf(out, "note: %s is not a readable report: %s\n", run->images[i].file,
                     run->images[i].error ? run->images[i].error : "out of memory");
     for (size_t i = 0; i < run->nimages; i++) {
