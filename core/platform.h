@@ -60,6 +60,9 @@ int hp_platform_open(const char *path, int flags, int mode);
 void hp_platform_close(int fd);
 void hp_platform_unlink(const char *path);
 int hp_platform_rename(const char *from, const char *to);
+/* The 64-bit word at the start of the file at path, which other processes share, raised to v when
+ * below it: the word as it is after (v or more); 0 when the file cannot be opened and mapped. */
+uint64_t hp_platform_raise_shared_max(const char *path, uint64_t v);
 /* The process's start (the constructor's arguments, as exec left them): where its command line
  * and the top of its main stack lie (Linux; nothing elsewhere). */
 void hp_platform_note_start(int argc, char **argv, char **envp);

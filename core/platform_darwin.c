@@ -320,6 +320,13 @@ int hp_platform_rename(const char *from, const char *to)
     return rename(from, to);
 }
 
+uint64_t hp_platform_raise_shared_max(const char *path, uint64_t v)
+{
+    (void)path;   /* no run directory without the Linux launcher */
+    (void)v;
+    return 0;
+}
+
 const char *hp_platform_signal_name(int sig)
 {
     static const char *const names[] = {

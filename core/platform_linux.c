@@ -404,6 +404,20 @@ void hp_platform_close(int fd)
     syscall(SYS_close, fd);
 }
 
+uint64_t hp_platform_raise_shared_max(const char *path, uint64_t v)
+{
+    int fd = hp_platform_open(path, O_RDWR | O_NOFOLLOW, 0);
+    if (fd < 0) return 0;
+    long m = syscall(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    hp_platform_close(fd);
+    if (m == -1) return 0;
+    _Atomic uint64_t *word = (_Atomic uint64_t *)m;
+    uint64_t seen = atomic_load(word);
+    while (seen < v && !atomic_compare_exchange_weak(word, &seen, v)) { }
+    syscall(SYS_munmap, (void *)m, 4096);
+    return seen > v ? seen : v;
+}
+
 void hp_platform_unlink(const char *path)
 {
     syscall(SYS_unlinkat, AT_FDCWD, path, 0);

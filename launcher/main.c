@@ -182,6 +182,10 @@ int main(int argc, char **argv)
     int gathering = gathers(&l, dir, sizeof dir);
     if (gathering)
         table_width(&l);
+    /* the text reports are read only for the images shown by CPU and wall time: each image
+     * writes its own only when it may be one of them (without the file, every image does) */
+    if (gathering && !l.run.all && !l.run.only && strcmp(l.run.format, "table") == 0)
+        hp_rundir_share_most_cpu(dir);
     struct hp_run run = { .dir = dir, .argv = l.argv, .wall_ns = now_ns() };
     hp_say_if_unprofiled(l.argv[0]);
     int failed = hp_spawn(&l, &program);

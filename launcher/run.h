@@ -60,6 +60,9 @@ struct hp_run {
  * ($XDG_RUNTIME_DIR, /dev/shm), else /tmp, as an absolute path in dir, and puts it in
  * HOTPATH_RUN_DIR for the program. 0, or -1 with errno set. */
 int hp_rundir_make(char *dir, size_t size);
+/* The run's most CPU so far (report/report.c: a text report only from an image that may be
+ * shown), a zero word in the directory's file most_cpu that each image raises. 0, or -1. */
+int hp_rundir_share_most_cpu(const char *dir);
 /* Removes the directory and every file in it. 0, or -1 with errno set. */
 int hp_rundir_remove(const char *dir);
 

@@ -54,6 +54,18 @@ int hp_rundir_make(char *dir, size_t size)
     return 0;
 }
 
+int hp_rundir_share_most_cpu(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/most_cpu", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    int r = ftruncate(fd, 4096);
+    close(fd);
+    return r;
+}
+
 int hp_rundir_remove(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

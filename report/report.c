@@ -648,6 +648,29 @@ static void render_exec_line(struct hp_buf *out)
     hp_buf_printf(out, "[hotpath] pid %d %s -> exec %s\n", report.pid, command(), report.exec_path);
 }
 
+/* Under hotpath-run, an image's text report is read only when the launcher shows it in full
+ * (launcher/pick.c): one that lived SHOWN_WALL_NS or more (launcher/run.h's HP_SHOWN_WALL_NS), or
+ * the one with the most CPU. The most so far is a word every process of the run shares, in the
+ * run directory's MOST_CPU_FILE, which each image raises to its own CPU, counted as the launcher
+ * counts it (the threads rows' sum): one that used less than another already ended leaves no
+ * text, the one with the most always does. Without that file (--all, --only: the launcher made
+ * none) or a CPU figure, every image writes its text. */
+#define SHOWN_WALL_NS (1000 * 1000000ull)
+#define MOST_CPU_FILE "most_cpu"
+
+static int text_may_be_shown(const struct picture *p)
+{
+    uint64_t cpu = 0;
+    int counted = 0;
+    char path[HP_OUTPUT_PATH_MAX + 32];
+    for (unsigned i = 0; i < p->n; i++)
+        if (p->t[i].section->cpu_ns) cpu += p->t[i].section->cpu_ns(p->t[i].snap), counted = 1;
+    int n = snprintf(path, sizeof path, "%s/" MOST_CPU_FILE, hp_config.run_dir);
+    if (!counted || n < 0 || (size_t)n >= sizeof path) return 1;
+    uint64_t most = hp_platform_raise_shared_max(path, cpu);
+    return p->elapsed_ns >= SHOWN_WALL_NS || most == 0 || cpu >= most;
+}
+
 void hp_report_write_final(void)
 {
     if (atomic_exchange(&report.written, 1)) return;
@@ -657,7 +680,9 @@ void hp_report_write_final(void)
     enum hp_format format;
     if (hp_config_writes_report()) hp_sample(1);
     struct picture p = { .taken = 0 };
-    for (unsigned i = 0; output(i, !quick, path, sizeof path, &format); i++) {
+    int text = !quick && (!run_dir_output() || hp_config.format != HP_FORMAT_TABLE ||
+                          text_may_be_shown(take_picture(&p, hp_report_settings.sections)));
+    for (unsigned i = 0; output(i, text, path, sizeof path, &format); i++) {
         struct hp_buf out = { 0 };
         if (quick && format == HP_FORMAT_TABLE) render_exec_line(&out);
         else render_picture(&out, format, take_picture(&p, hp_report_settings.sections));

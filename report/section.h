@@ -32,6 +32,9 @@ struct hp_section {
     void (*files_write)(int pid, unsigned image, const char *command);
     /* Its tables on the HTML page (report/html.c), to a NULL; NULL if none. */
     const struct hp_html_table *const *html_tables;
+    /* The CPU its rows add up to (threads: what the run's processes table ranks images by,
+     * launcher/gather.c); NULL if it has none. */
+    uint64_t (*cpu_ns)(const void *snap);
 };
 
 /* A table of a section on the HTML page, the same columns, figures and initial order as its text

@@ -274,6 +274,30 @@ def test_all_and_only_select_the_full_reports():
         assert run_dirs(tmp) == []
 
 
+def test_only_an_image_that_may_be_shown_writes_its_text_report():
+    # the run's most CPU so far is shared: after python's burn, the lighter images leave no text
+    # (the launcher would not read it); before it, they may; the shown one always has its own
+    for script, lighter_text in (('$PY -c "$BURN"; /bin/true; /bin/true', False),
+                                 ('/bin/true; $PY -c "$BURN"', None)):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = launch(["--keep-run-dir", "sh", "-c", script], tmp, env={"PY": "python3", "BURN": BURN})
+            err = p.stderr.decode()
+            assert p.returncode == 0 and "left no text report" not in err, err
+            shown = [line for line in err.splitlines() if line.startswith("[hotpath] pid ")]
+            assert len(shown) == 1 and "| python3 -c " in shown[0], shown
+            (run_dir,) = run_dirs(tmp)
+            texts = {}
+            for name in os.listdir(run_dir):
+                if name.endswith(".json"):
+                    report = json.load(open(os.path.join(run_dir, name)))
+                    texts[report["command"]] = texts.get(report["command"], []) + \
+                        [os.path.exists(os.path.join(run_dir, name[:-5] + ".txt"))]
+            python = [k for k in texts if "python" in k]
+            assert len(python) == 1 and texts[python[0]] == [True], texts
+            if lighter_text is False:
+                assert texts["/bin/true"] == [False, False], texts
+
+
 def test_a_report_that_does_not_parse_is_a_row_of_unknowns_and_a_note():
     with tempfile.TemporaryDirectory() as tmp:
         p = launch(["sh", "-c", 'printf "{bad" > "$HOTPATH_RUN_DIR/99999999.0.json"'], tmp)

@@ -356,6 +356,15 @@ static const struct hp_html_table threads_html = {
 
 static const struct hp_html_table *const threads_html_tables[] = { &threads_html, NULL };
 
+/* The rows' CPU, as the launcher adds up their cpu_total_ns. */
+static uint64_t threads_cpu_ns(const void *snap)
+{
+    const struct threads_snap *s = snap;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < s->n; i++) total += s->rows[i].user_ns + s->rows[i].sys_ns;
+    return total;
+}
+
 const struct hp_section hp_threads_section = {
     .key = "threads",
     .limit = &hp_threads_settings.limit,
@@ -366,4 +375,5 @@ const struct hp_section hp_threads_section = {
     .json = threads_json,
     .prometheus = threads_prometheus,
     .html_tables = threads_html_tables,
+    .cpu_ns = threads_cpu_ns,
 };
