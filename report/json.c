@@ -13,6 +13,12 @@ void hp_json_init(struct hp_json *j, struct hp_buf *out, int pretty)
     j->pretty = pretty;
 }
 
+/* A byte that stands for itself in a JSON string: printable ASCII but the quote and backslash. */
+static int plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
+
 void hp_json_quote(struct hp_buf *out, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -20,6 +26,14 @@ void hp_json_quote(struct hp_buf *out, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     hp_buf_putc(out, '"');
     while (len > 0) {
+        size_t run = 0;          /* plain bytes go out together: a report is mostly names */
+        while (run < len && plain(p[run])) run++;
+        if (run) {
+            hp_buf_put(out, (const char *)p, run);
+            p += run;
+            len -= run;
+            continue;
+        }
         uint32_t cp;
         size_t n = hp_utf8_decode(p, len, &cp);
         if (cp == '"') hp_buf_puts(out, "\\\"");
@@ -91,13 +105,13 @@ void hp_json_string(struct hp_json *j, const char *key, const char *value)
 void hp_json_u64(struct hp_json *j, const char *key, uint64_t value)
 {
     prefix(j, key);
-    hp_buf_printf(j->out, "%llu", (unsigned long long)value);
+    hp_buf_put_u64(j->out, value);
 }
 
 void hp_json_i64(struct hp_json *j, const char *key, int64_t value)
 {
     prefix(j, key);
-    hp_buf_printf(j->out, "%lld", (long long)value);
+    hp_buf_put_i64(j->out, value);
 }
 
 void hp_json_fixed(struct hp_json *j, const char *key, double value, int decimals)
