@@ -44,6 +44,7 @@ struct module {
     size_t file_size;
     struct sym *syms;
     size_t nsyms;
+    int has_dwarf;                /* it, or its debug file by build ID, holds DWARF: ask libdw */
 };
 
 struct hp_syms {
@@ -299,6 +300,27 @@ static int debug_file(const struct module *m, const ElfW(Shdr) *sh, char *out, s
     return 0;
 }
 
+/* Whether file:line can be had for m (sh its section headers): a DWARF section of its own, or a
+ * debug file by build ID, where libdw looks (core/lines.c). Most programs a distribution ships
+ * have neither; for them libdw, its libelf and its compression libraries are never loaded (a
+ * dlopen of a few hundred microseconds in every process of a prefork server that reports). */
+static int has_dwarf(const struct module *m, const ElfW(Shdr) *sh)
+{
+    const ElfW(Ehdr) *eh = m->file;
+    char debug[192];
+    if (eh->e_shstrndx < eh->e_shnum && in_file(m, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size)) {
+        const char *names = (const char *)m->file + sh[eh->e_shstrndx].sh_offset;
+        size_t size = sh[eh->e_shstrndx].sh_size;
+        for (unsigned i = 0; i < eh->e_shnum; i++) {
+            if (sh[i].sh_name >= size || sh[i].sh_type == SHT_NOBITS) continue;
+            const char *name = names + sh[i].sh_name;
+            size_t left = size - sh[i].sh_name;
+            if (strncmp(name, ".debug_info", left) == 0 || strncmp(name, ".zdebug_info", left) == 0) return 1;
+        }
+    }
+    return debug_file(m, sh, debug, sizeof debug) && syscall(SYS_faccessat, AT_FDCWD, debug, R_OK, 0) == 0;
+}
+
 /* A stripped module's full symbol table (its static functions: glibc's _int_malloc), from its
  * debug file: 1 when m now holds that file and its table. */
 static int load_debug_table(struct module *m, const ElfW(Shdr) *sh)
@@ -335,6 +357,7 @@ static void load_module(struct module *m, const char *path)
     }
     const ElfW(Shdr) *sh = map_elf(m, path);
     if (!sh) return;
+    m->has_dwarf = has_dwarf(m, sh);
     load_table(m, m->file, sh, SHT_SYMTAB);
     if (!m->nsyms && !load_debug_table(m, sh)) {
         hp_free(m->syms);
@@ -528,7 +551,7 @@ int hp_syms_location(struct hp_syms *s, const void *ret_addr, char *file, size_t
     const struct sym *y = m ? find(m, (uintptr_t)pc - m->bias) : NULL;
     /* the profiler's own frames (its hooks, under the program's malloc or read) have none to
      * give: a hook of a function the compiler knows (malloc) is declared in a system header */
-    if (!y || in_glibc(m->path) || m->map == map_of((const void *)hp_syms_location)) return 0;
+    if (!y || !m->has_dwarf || in_glibc(m->path) || m->map == map_of((const void *)hp_syms_location)) return 0;
     if (!s->lines_tried) {
         s->lines_tried = 1;
         s->lines = hp_lines_open();

@@ -86,6 +86,24 @@ def test_file_and_line_from_debug_info():
             assert f["file"] is None and f["line"] is None, f
 
 
+def test_libdw_is_loaded_only_for_a_module_with_dwarf():
+    # file:line needs libdw and its libraries (a dlopen of a few hundred microseconds in every
+    # process that reports), which a module without DWARF, and without a debug file by build ID,
+    # cannot use: most programs a distribution ships. The loader's own log says what was loaded.
+    env = {**CPU_ONLY, "LD_DEBUG": "files"}
+    r = run([target("cpu_ratio"), "0.3"], env=env)
+    assert r.returncode == 0 and b"libdw.so.1" in r.stderr, r.stderr[-2000:]
+    assert functions(r.report)["hot_a"]["line"], functions(r.report)["hot_a"]
+    prog = os.path.join(tempfile.mkdtemp(prefix="hotpath-nodwarf-"), "cpu_ratio")
+    shutil.copy(target("cpu_ratio"), prog)
+    subprocess.run(["strip", "--strip-debug", prog], check=True)
+    r = run([prog, "0.3"], env=env)
+    assert r.returncode == 0, r.stderr
+    a = functions(r.report)["hot_a"]       # still named, from its symbol table
+    assert a["file"] is None and a["line"] is None, a
+    assert b"libdw.so.1" not in r.stderr, [line for line in r.stderr.splitlines() if b"libdw" in line]
+
+
 def test_a_program_run_by_the_loader_is_named():
     # `ld.so ./prog`: /proc/self/exe is the loader and the program's own map has no name, so its
     # symbols were read from the loader's file and every frame of its showed as [prog]
