@@ -1,12 +1,22 @@
-/* sort.c — heapsort: O(n log n) always, no memory beyond the array. */
+/* sort.c — heapsort: O(n log n) always, no memory beyond the array (and a small buffer on the
+ * stack for the swaps). */
 #include "sort.h"
 
+#include <string.h>
+
+/* Through the buffer a block at a time: the rows reports sort are kilobytes (a lock row's frame
+ * names), and a byte at a time made sorting 18 of them some 300 us of a report. */
 static void swap(unsigned char *a, unsigned char *b, size_t size)
 {
-    for (size_t i = 0; i < size; i++) {
-        unsigned char t = a[i];
-        a[i] = b[i];
-        b[i] = t;
+    unsigned char t[256];
+    while (size > 0) {
+        size_t n = size < sizeof t ? size : sizeof t;
+        memcpy(t, a, n);
+        memcpy(a, b, n);
+        memcpy(b, t, n);
+        a += n;
+        b += n;
+        size -= n;
     }
 }
 

@@ -809,6 +809,33 @@ START_TEST(sort_n0_n1_n2)
 }
 END_TEST
 
+/* Elements larger than the swap's buffer, of a size no multiple of it (a lock row is kilobytes):
+ * every byte of each moves with its key. */
+struct big { int key; unsigned char payload[700]; };
+
+static int cmp_big(const void *a, const void *b)
+{
+    const struct big *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+START_TEST(sort_large_elements_whole)
+{
+    enum { N = 37 };
+    static struct big a[N];
+    for (int i = 0; i < N; i++) {
+        a[i].key = (i * 17) % N;
+        for (size_t k = 0; k < sizeof a[i].payload; k++) a[i].payload[k] = (unsigned char)(a[i].key * 31 + k);
+    }
+    hp_sort(a, N, sizeof *a, cmp_big);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(a[i].key, i);
+        for (size_t k = 0; k < sizeof a[i].payload; k++)
+            ck_assert_uint_eq(a[i].payload[k], (unsigned char)(i * 31 + k));
+    }
+}
+END_TEST
+
 /* Every length 0..70 with random, sorted, reversed and constant input, against qsort. */
 START_TEST(sort_matches_qsort)
 {
@@ -919,6 +946,7 @@ static Suite *text_suite(void)
     HP_ADD(tc, sort_ints);
     HP_ADD(tc, sort_n0_n1_n2);
     HP_ADD(tc, sort_matches_qsort);
+    HP_ADD(tc, sort_large_elements_whole);
     HP_ADD(tc, sort_structs);
     suite_add_tcase(s, tc);
     return s;
