@@ -71,7 +71,7 @@ static json_t *load(const char *path, json_error_t *error)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < 0) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         if (fd >= 0)
             close(fd);
         return json_load_file(path, JSON_REJECT_DUPLICATES, error);   /* says why, as it did */

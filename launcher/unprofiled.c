@@ -35,28 +35,28 @@ static int find_program(const char *name, char *out, size_t size)
     }
 }
 
-/* Whether the ELF file open as fd has a PT_DYNAMIC program header (ldd's "dynamic executable"):
- * 1, 0, or -1 when its headers cannot be read. */
-static int has_dynamic(int fd, const unsigned char *ident)
+/* Whether the ELF file open as fd, whose first n bytes are head, has a PT_DYNAMIC program header
+ * (ldd's "dynamic executable"): 1, 0, or -1 when its headers cannot be read. */
+static int has_dynamic(int fd, const char *head, size_t n)
 {
-    int wide = ident[EI_CLASS] == ELFCLASS64;
-    Elf64_Ehdr e64;
-    Elf32_Ehdr e32;
-    if (pread(fd, wide ? (void *)&e64 : (void *)&e32, wide ? sizeof e64 : sizeof e32, 0) !=
-        (ssize_t)(wide ? sizeof e64 : sizeof e32))
-        return -1;
-    off_t at = wide ? (off_t)e64.e_phoff : (off_t)e32.e_phoff;
-    unsigned n = wide ? e64.e_phnum : e32.e_phnum, size = wide ? e64.e_phentsize : e32.e_phentsize;
-    if (size < (wide ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
-        return -1;
-    for (unsigned i = 0; i < n; i++) {
-        Elf64_Phdr p64;
-        Elf32_Phdr p32;
-        if (pread(fd, wide ? (void *)&p64 : (void *)&p32, wide ? sizeof p64 : sizeof p32, at + (off_t)i * size) !=
-            (ssize_t)(wide ? sizeof p64 : sizeof p32))
-            return -1;
-        if ((wide ? p64.p_type : p32.p_type) == PT_DYNAMIC)
-            return 1;
+    uint64_t at;
+    unsigned count, size, least;
+    if (head[EI_CLASS] == ELFCLASS64) {
+        Elf64_Ehdr e;
+        if (n < sizeof e) return -1;
+        memcpy(&e, head, sizeof e);
+        at = e.e_phoff, count = e.e_phnum, size = e.e_phentsize, least = sizeof(Elf64_Phdr);
+    } else {
+        Elf32_Ehdr e;
+        if (n < sizeof e) return -1;
+        memcpy(&e, head, sizeof e);
+        at = e.e_phoff, count = e.e_phnum, size = e.e_phentsize, least = sizeof(Elf32_Phdr);
+    }
+    if (size < least) return -1;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t type;   /* p_type is the first word of either layout */
+        if (pread(fd, &type, sizeof type, (off_t)(at + (uint64_t)i * size)) != (ssize_t)sizeof type) return -1;
+        if (type == PT_DYNAMIC) return 1;
     }
     return 0;
 }
@@ -91,8 +91,8 @@ void hp_say_if_unprofiled(const char *name)
         if (fd < 0)
             return;
         ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : -1;
-        if (n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0 && n > EI_CLASS) {
-            int dynamic = has_dynamic(fd, (const unsigned char *)head);
+        if (n > EI_CLASS && memcmp(head, ELFMAG, SELFMAG) == 0) {
+            int dynamic = has_dynamic(fd, head, (size_t)n);
             close(fd);
             if ((st.st_mode & S_ISUID && st.st_uid != geteuid()) || (st.st_mode & S_ISGID && st.st_gid != getegid()))
                 fprintf(stderr, "hotpath-run: %s is set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it, so it runs unprofiled\n", path);

@@ -39,20 +39,6 @@ void hp_buf_putc(struct hp_buf *b, char c)
     hp_buf_put(b, &c, 1);
 }
 
-void hp_buf_put_u64(struct hp_buf *b, uint64_t v)
-{
-    char digits[20];
-    size_t at = sizeof digits;
-    do digits[--at] = (char)('0' + v % 10); while ((v /= 10) != 0);
-    hp_buf_put(b, digits + at, sizeof digits - at);
-}
-
-void hp_buf_put_i64(struct hp_buf *b, int64_t v)
-{
-    if (v < 0) hp_buf_putc(b, '-');
-    hp_buf_put_u64(b, v < 0 ? -(uint64_t)v : (uint64_t)v);
-}
-
 void hp_buf_printf(struct hp_buf *b, const char *fmt, ...)
 {
     char small[256];

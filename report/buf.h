@@ -3,7 +3,6 @@
 #define HP_BUF_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 struct hp_buf {
     char *data;
@@ -15,10 +14,6 @@ void hp_buf_put(struct hp_buf *b, const char *s, size_t n);
 void hp_buf_puts(struct hp_buf *b, const char *s);
 void hp_buf_putc(struct hp_buf *b, char c);
 void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A whole number in decimal, as %llu and %lld write it (a report holds thousands: vsnprintf
- * takes ~100 ns for each). */
-void hp_buf_put_u64(struct hp_buf *b, uint64_t v);
-void hp_buf_put_i64(struct hp_buf *b, int64_t v);
 void hp_buf_free(struct hp_buf *b);
 
 #endif

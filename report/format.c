@@ -14,6 +14,21 @@ static void put_uint(char *out, size_t *n, uint64_t v)
     while (k) out[(*n)++] = tmp[--k];
 }
 
+void hp_fmt_uint(char out[HP_FMT_MAX], uint64_t v)
+{
+    size_t n = 0;
+    put_uint(out, &n, v);
+    out[n] = 0;
+}
+
+void hp_fmt_int(char out[HP_FMT_MAX], int64_t v)
+{
+    size_t n = 0;
+    if (v < 0) out[n++] = '-';
+    put_uint(out, &n, v < 0 ? -(uint64_t)v : (uint64_t)v);
+    out[n] = 0;
+}
+
 static void put_str(char *out, size_t *n, const char *s)
 {
     size_t len = strlen(s);

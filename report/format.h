@@ -20,6 +20,10 @@ void hp_fmt_rate(char out[HP_FMT_MAX], uint64_t bytes, uint64_t ns);
 /* A count for a line of text: exact below 10,000, else 1000-based with one decimal (12.3 k,
  * 1.2 M, 4.0 G). */
 void hp_fmt_count(char out[HP_FMT_MAX], uint64_t n);
+/* A whole number in decimal, as %llu and %lld write it (JSON's integers: a report holds
+ * thousands, and vsnprintf takes ~100 ns for each). */
+void hp_fmt_uint(char out[HP_FMT_MAX], uint64_t v);
+void hp_fmt_int(char out[HP_FMT_MAX], int64_t v);
 /* v rounded to `decimals` places (0–6), e.g. 98.25; negative values keep their sign. */
 void hp_fmt_fixed(char out[HP_FMT_MAX], double v, int decimals);
 

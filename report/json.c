@@ -104,14 +104,18 @@ void hp_json_string(struct hp_json *j, const char *key, const char *value)
 
 void hp_json_u64(struct hp_json *j, const char *key, uint64_t value)
 {
+    char num[HP_FMT_MAX];
+    hp_fmt_uint(num, value);
     prefix(j, key);
-    hp_buf_put_u64(j->out, value);
+    hp_buf_puts(j->out, num);
 }
 
 void hp_json_i64(struct hp_json *j, const char *key, int64_t value)
 {
+    char num[HP_FMT_MAX];
+    hp_fmt_int(num, value);
     prefix(j, key);
-    hp_buf_put_i64(j->out, value);
+    hp_buf_puts(j->out, num);
 }
 
 void hp_json_fixed(struct hp_json *j, const char *key, double value, int decimals)
